@@ -1,0 +1,125 @@
+/**
+ * The app's configuration: the environment, parsed once with zod. This is the only module
+ * that reads `process.env`; everything else imports `config`.
+ *
+ * In production a missing or malformed variable stops the start with one message that names
+ * every bad variable. In development and tests, the Shopify credentials fall back to
+ * placeholders so that the app, the tests and the sandbox run without a Partner account.
+ */
+import { existsSync } from "node:fs";
+import { z } from "zod";
+
+const DEFAULT_SCOPES =
+  "read_orders,read_products,write_products,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders";
+
+const flag = z
+  .enum(["0", "1", "true", "false", ""])
+  .default("0")
+  .transform((v) => v === "1" || v === "true");
+
+const postgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\//.test(v), "must be a postgresql:// URL")
+  .refine((v) => URL.canParse(v), "must be a valid URL");
+
+const base = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  SHOPIFY_API_KEY: z.string().min(1).optional(),
+  SHOPIFY_API_SECRET: z.string().min(1).optional(),
+  SHOPIFY_APP_URL: z.url().optional(),
+  SCOPES: z.string().min(1).default(DEFAULT_SCOPES),
+  SHOP_CUSTOM_DOMAIN: z.string().min(1).optional(),
+  DATABASE_URL: postgresUrl.optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  PGLITE_DATA_DIR: z.string().min(1).default("./data/pglite"),
+  ENCRYPTION_KEY: z
+    .string()
+    .refine(
+      (v) => Buffer.from(v, "base64").length === 32,
+      "must be 32 bytes, base64-encoded (openssl rand -base64 32)",
+    )
+    .optional(),
+  SANDBOX: flag,
+});
+
+/** Variables production cannot run without. */
+const REQUIRED_IN_PRODUCTION = [
+  "SHOPIFY_API_KEY",
+  "SHOPIFY_API_SECRET",
+  "SHOPIFY_APP_URL",
+  "ENCRYPTION_KEY",
+] as const;
+
+export type Config = Omit<z.infer<typeof base>, (typeof REQUIRED_IN_PRODUCTION)[number]> & {
+  SHOPIFY_API_KEY: string;
+  SHOPIFY_API_SECRET: string;
+  SHOPIFY_APP_URL: string;
+  ENCRYPTION_KEY: string;
+  /** True when no DATABASE_URL is set and the app runs its own embedded PGlite. */
+  embeddedDatabase: boolean;
+};
+
+/** A fixed development-only key: data encrypted with it is readable by anyone with the code. */
+const DEV_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration: ${problems.join("; ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses an environment. Pure: throws ConfigError listing every bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  // An empty value counts as unset (shells and .env files produce them).
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const problems: string[] = [];
+  const parsed = base.safeParse(cleaned);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      // Never echo the value: it may be a secret.
+      problems.push(`${issue.path.join(".")} ${issue.message}`);
+    }
+  }
+  const nodeEnv = (parsed.success ? parsed.data.NODE_ENV : cleaned.NODE_ENV) ?? "development";
+  if (nodeEnv === "production") {
+    for (const name of REQUIRED_IN_PRODUCTION) {
+      if (!cleaned[name]) problems.push(`${name} is required in production`);
+    }
+    if (cleaned.SANDBOX === "1" || cleaned.SANDBOX === "true") {
+      problems.push("SANDBOX must not be set in production");
+    }
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  const data = parsed.data;
+  return {
+    ...data,
+    SHOPIFY_API_KEY: data.SHOPIFY_API_KEY ?? "dev-api-key",
+    SHOPIFY_API_SECRET: data.SHOPIFY_API_SECRET ?? "dev-api-secret",
+    SHOPIFY_APP_URL: data.SHOPIFY_APP_URL ?? `http://localhost:${data.PORT}`,
+    ENCRYPTION_KEY: data.ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
+    embeddedDatabase: !data.DATABASE_URL,
+  };
+}
+
+function loadConfig(): Config {
+  // A local .env is a convenience for development; real deployments set the environment.
+  // process.loadEnvFile never overrides variables that are already set.
+  if (existsSync(".env") && process.env.NODE_ENV !== "test") process.loadEnvFile(".env");
+  try {
+    return parseConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError && process.env.NODE_ENV === "production") {
+      // Stop the start with one readable line rather than a stack trace.
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+export const config: Config = loadConfig();

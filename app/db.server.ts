@@ -1,0 +1,90 @@
+/**
+ * One PrismaClient per process.
+ *
+ * - `DATABASE_URL` set: that PostgreSQL server, through the pg driver adapter with a pool of
+ *   `DATABASE_POOL_MAX` connections. Migrations are a deploy step (`npm run db:migrate`).
+ * - `DATABASE_URL` unset: an embedded PGlite with its data in `PGLITE_DATA_DIR`
+ *   (`memory://` keeps it in memory), started on first use, migrated before the first query,
+ *   and reached through a pool of exactly one connection (see app/db/embedded.server.ts).
+ *
+ * A `?schema=NAME` on the URL selects a schema (the tests give each file its own).
+ */
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "@prisma/client";
+import type pg from "pg";
+import { config } from "./config.server";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "./db/embedded.server";
+
+type AdapterFactory = NonNullable<ConstructorParameters<typeof PrismaClient>[0]>["adapter"] &
+  object;
+
+/** Builds the pg adapter for a connection string, honouring a `schema` query parameter. */
+export function pgAdapterFor(url: string, poolMax: number): PrismaPg {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get("schema") ?? undefined;
+  parsed.searchParams.delete("schema");
+  const poolConfig: pg.PoolConfig = {
+    connectionString: parsed.toString(),
+    max: poolMax,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+  };
+  if (schema) {
+    if (!/^[a-z_][a-z0-9_]*$/i.test(schema)) throw new Error("Invalid schema name in the URL");
+    poolConfig.options = `-c search_path="${schema}"`;
+  }
+  return new PrismaPg(poolConfig, schema ? { schema } : undefined);
+}
+
+let embedded: Promise<EmbeddedPostgres> | undefined;
+
+/** The embedded database of this process, started on first call. */
+export function embeddedDatabase(): Promise<EmbeddedPostgres> {
+  if (!embedded) {
+    embedded = startEmbeddedPostgres(config.PGLITE_DATA_DIR);
+    if (config.NODE_ENV !== "test") {
+      // PGlite writes its files as it goes, but a clean close is what guarantees the last
+      // transactions are on disk and the folder's lock is released.
+      for (const signal of ["SIGTERM", "SIGINT"] as const) {
+        process.once(signal, () => {
+          closeDatabase().finally(() => process.exit(0));
+        });
+      }
+    }
+  }
+  return embedded;
+}
+
+/**
+ * An adapter factory that starts the embedded database on the first connection, so importing
+ * this module never blocks and a failed start surfaces as a query error, not a crash at import.
+ */
+function embeddedAdapter(): AdapterFactory {
+  const inner = (async () => pgAdapterFor((await embeddedDatabase()).url, 1))();
+  return {
+    provider: "postgres",
+    adapterName: "@prisma/adapter-pg",
+    async connect() {
+      return (await inner).connect();
+    },
+  };
+}
+
+function createClient(): PrismaClient {
+  const adapter = config.DATABASE_URL
+    ? pgAdapterFor(config.DATABASE_URL, config.DATABASE_POOL_MAX)
+    : embeddedAdapter();
+  return new PrismaClient({ adapter });
+}
+
+// Remix's dev server re-imports modules on change; keep one client per process.
+const globalForPrisma = globalThis as unknown as { __prisma?: PrismaClient };
+export const prisma: PrismaClient = (globalForPrisma.__prisma ??= createClient());
+
+/** Closes the client and, in the embedded mode, flushes and closes PGlite. */
+export async function closeDatabase(): Promise<void> {
+  await prisma.$disconnect();
+  if (embedded) await (await embedded).stop();
+}
+
+export default prisma;
