@@ -1,0 +1,25 @@
+import { resolve } from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "~": resolve(import.meta.dirname, "app") } },
+  test: {
+    include: ["test/**/*.test.ts", "app/**/*.test.ts"],
+    exclude: ["test/browser/**", "node_modules/**"],
+    globalSetup: ["test/global-setup.ts"],
+    // Each test file gets its own database (see test/setup-db.ts).
+    setupFiles: ["test/setup-db.ts"],
+    pool: "forks",
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    env: {
+      NODE_ENV: "test",
+      SHOPIFY_API_KEY: "test-api-key",
+      SHOPIFY_API_SECRET: "test-api-secret",
+      SHOPIFY_APP_URL: "https://app.test",
+      ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
+      LOG_LEVEL: "warn",
+    },
+  },
+});
