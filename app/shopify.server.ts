@@ -29,7 +29,12 @@ const shopify = shopifyApp({
   logger: {
     level: config.NODE_ENV === "test" ? LogSeverity.Error : LogSeverity.Info,
     log: async (severity, message) => {
-      const level = severity <= LogSeverity.Error ? "error" : severity === LogSeverity.Warning ? "warn" : "info";
+      const level =
+        severity <= LogSeverity.Error
+          ? "error"
+          : severity === LogSeverity.Warning
+            ? "warn"
+            : "info";
       logger[level]({ source: "shopify" }, message);
     },
   },

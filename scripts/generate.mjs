@@ -4,5 +4,8 @@ import { execFileSync } from "node:child_process";
 
 execFileSync("prisma", ["generate"], {
   stdio: "inherit",
-  env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL || "postgresql://generate@localhost/none" },
+  env: {
+    ...process.env,
+    DATABASE_URL: process.env.DATABASE_URL || "postgresql://generate@localhost/none",
+  },
 });

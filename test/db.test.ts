@@ -39,7 +39,9 @@ describe("database", () => {
   it("records every migration in Prisma's own table", async () => {
     const rows = await prisma.$queryRaw<{ migration_name: string; checksum: string }[]>`
       SELECT migration_name, checksum FROM "_prisma_migrations" ORDER BY migration_name`;
-    expect(rows).toEqual(readMigrations().map((m) => ({ migration_name: m.name, checksum: m.checksum })));
+    expect(rows).toEqual(
+      readMigrations().map((m) => ({ migration_name: m.name, checksum: m.checksum })),
+    );
   });
 
   it("has no schema change without its migration (run npm run db:diff)", () => {

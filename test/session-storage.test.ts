@@ -44,7 +44,13 @@ describe("Prisma session storage", () => {
   it("keeps shops apart", async () => {
     for (const shop of ["x.myshopify.com", "y.myshopify.com"]) {
       await sessionStorage.storeSession(
-        new Session({ id: `offline_${shop}`, shop, state: "s", isOnline: false, accessToken: `t-${shop}` }),
+        new Session({
+          id: `offline_${shop}`,
+          shop,
+          state: "s",
+          isOnline: false,
+          accessToken: `t-${shop}`,
+        }),
       );
     }
     await sessionStorage.deleteSessions(["offline_x.myshopify.com"]);

@@ -11,7 +11,12 @@ const SHOP = "leaving.myshopify.com";
 const URL = "https://app.test/webhooks/app/uninstalled";
 
 function uninstallRequest(secret?: string) {
-  return shopifyWebhookRequest(URL, { topic: "app/uninstalled", shop: SHOP, body: { id: 1 }, secret });
+  return shopifyWebhookRequest(URL, {
+    topic: "app/uninstalled",
+    shop: SHOP,
+    body: { id: 1 },
+    secret,
+  });
 }
 
 describe("app/uninstalled webhook", () => {
@@ -20,7 +25,13 @@ describe("app/uninstalled webhook", () => {
     await prisma.shop.deleteMany();
     await recordInstall(prisma, SHOP, "read_orders");
     await sessionStorage.storeSession(
-      new Session({ id: `offline_${SHOP}`, shop: SHOP, state: "s", isOnline: false, accessToken: "tok" }),
+      new Session({
+        id: `offline_${SHOP}`,
+        shop: SHOP,
+        state: "s",
+        isOnline: false,
+        accessToken: "tok",
+      }),
     );
   });
 

@@ -8,7 +8,9 @@ export function shopifyWebhookRequest(
   opts: { topic: string; shop: string; body: unknown; secret?: string; eventId?: string },
 ): Request {
   const body = JSON.stringify(opts.body);
-  const hmac = createHmac("sha256", opts.secret ?? TEST_API_SECRET).update(body).digest("base64");
+  const hmac = createHmac("sha256", opts.secret ?? TEST_API_SECRET)
+    .update(body)
+    .digest("base64");
   return new Request(url, {
     method: "POST",
     body,
