@@ -39,7 +39,13 @@ describe("configuration", () => {
       DATABASE_URL: "mysql://nope",
     });
     const text = problems.join("\n");
-    for (const name of ["SHOPIFY_API_SECRET", "SHOPIFY_APP_URL", "ENCRYPTION_KEY", "PORT", "DATABASE_URL"]) {
+    for (const name of [
+      "SHOPIFY_API_SECRET",
+      "SHOPIFY_APP_URL",
+      "ENCRYPTION_KEY",
+      "PORT",
+      "DATABASE_URL",
+    ]) {
       expect(text).toContain(name);
     }
     expect(text).not.toContain("SHOPIFY_API_KEY");
@@ -62,11 +68,9 @@ describe("configuration", () => {
   });
 
   it("stops a production start with one message naming the missing variable", async () => {
-    const run = promisify(execFile)(
-      "npx",
-      ["tsx", "app/config.server.ts"],
-      { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...production, SHOPIFY_APP_URL: "" } },
-    );
+    const run = promisify(execFile)("npx", ["tsx", "app/config.server.ts"], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...production, SHOPIFY_APP_URL: "" },
+    });
     const failure = await run.then(
       () => null,
       (error: { code: number; stdout: string; stderr: string }) => error,

@@ -25,7 +25,9 @@ describe("embedded PGlite on disk", () => {
     await withEmbedded((db) => db.shop.create({ data: { domain: "persist.myshopify.com" } }));
     const found = await withEmbedded(async (db) => ({
       shop: await db.shop.findUnique({ where: { domain: "persist.myshopify.com" } }),
-      migrations: await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM "_prisma_migrations"`,
+      migrations: await db.$queryRaw<
+        { n: bigint }[]
+      >`SELECT count(*) AS n FROM "_prisma_migrations"`,
     }));
     expect(found.shop?.domain).toBe("persist.myshopify.com");
     expect(Number(found.migrations[0]?.n)).toBeGreaterThan(0);
