@@ -5,7 +5,7 @@ import { ConfigError, parseConfig } from "../app/config.server";
 
 const KEY = Buffer.alloc(32, 9).toString("base64");
 const production = {
-  NODE_ENV: "production",
+  NODE_ENV: "production" as const,
   SHOPIFY_API_KEY: "key",
   SHOPIFY_API_SECRET: "secret-value",
   SHOPIFY_APP_URL: "https://app.example.com",
