@@ -42,6 +42,9 @@ const base = z.object({
     )
     .optional(),
   SANDBOX: flag,
+  /** Run the job worker inside the web process (default: yes on the embedded database). */
+  WORKER_IN_PROCESS: z.enum(["0", "1", "true", "false"]).optional(),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
 });
 
 /** Variables production cannot run without. */
@@ -52,7 +55,11 @@ const REQUIRED_IN_PRODUCTION = [
   "ENCRYPTION_KEY",
 ] as const;
 
-export type Config = Omit<z.infer<typeof base>, (typeof REQUIRED_IN_PRODUCTION)[number]> & {
+export type Config = Omit<
+  z.infer<typeof base>,
+  (typeof REQUIRED_IN_PRODUCTION)[number] | "WORKER_IN_PROCESS"
+> & {
+  WORKER_IN_PROCESS: boolean;
   SHOPIFY_API_KEY: string;
   SHOPIFY_API_SECRET: string;
   SHOPIFY_APP_URL: string;
@@ -103,6 +110,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     SHOPIFY_APP_URL: data.SHOPIFY_APP_URL ?? `http://localhost:${data.PORT}`,
     ENCRYPTION_KEY: data.ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
     embeddedDatabase: !data.DATABASE_URL,
+    WORKER_IN_PROCESS:
+      data.WORKER_IN_PROCESS === undefined
+        ? !data.DATABASE_URL
+        : data.WORKER_IN_PROCESS === "1" || data.WORKER_IN_PROCESS === "true",
   };
 }
 

@@ -14,6 +14,7 @@ import { PrismaClient } from "@prisma/client";
 import type pg from "pg";
 import { config } from "./config.server";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./db/embedded.server";
+import { onShutdown } from "./shutdown.server";
 
 type AdapterFactory = NonNullable<ConstructorParameters<typeof PrismaClient>[0]>["adapter"] &
   object;
@@ -45,11 +46,7 @@ export function embeddedDatabase(): Promise<EmbeddedPostgres> {
     if (config.NODE_ENV !== "test") {
       // PGlite writes its files as it goes, but a clean close is what guarantees the last
       // transactions are on disk and the folder's lock is released.
-      for (const signal of ["SIGTERM", "SIGINT"] as const) {
-        process.once(signal, () => {
-          closeDatabase().finally(() => process.exit(0));
-        });
-      }
+      onShutdown("database", 90, closeDatabase);
     }
   }
   return embedded;

@@ -3,7 +3,11 @@ import { createReadableStreamFromReadable, type EntryContext } from "@remix-run/
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { startInProcessWorkerIfConfigured } from "./jobs/runtime.server";
 import { addDocumentResponseHeaders } from "./shopify.server";
+
+// The server build evaluates this module once at start.
+startInProcessWorkerIfConfigured();
 
 const ABORT_DELAY = 5000;
 

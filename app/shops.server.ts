@@ -2,6 +2,7 @@
  * The shop record: one row per shop that installed the app.
  */
 import type { PrismaClient } from "@prisma/client";
+import type { Db } from "./jobs/queue.server";
 
 /** Records an installation (or a reinstall: the uninstall mark is cleared, settings kept). */
 export async function recordInstall(db: PrismaClient, domain: string, scopes?: string) {
@@ -16,13 +17,11 @@ export async function recordInstall(db: PrismaClient, domain: string, scopes?: s
  * Marks a shop uninstalled and removes its sessions (its tokens are dead anyway). Safe to run
  * twice (the first uninstall time is kept) and for a shop the app no longer knows (a no-op).
  */
-export async function recordUninstall(db: PrismaClient, domain: string, at = new Date()) {
-  return db.$transaction(async (tx) => {
-    const marked = await tx.shop.updateMany({
-      where: { domain, uninstalledAt: null },
-      data: { uninstalledAt: at },
-    });
-    const sessions = await tx.session.deleteMany({ where: { shop: domain } });
-    return { marked: marked.count, sessionsRemoved: sessions.count };
+export async function recordUninstall(tx: Db, domain: string, at = new Date()) {
+  const marked = await tx.shop.updateMany({
+    where: { domain, uninstalledAt: null },
+    data: { uninstalledAt: at },
   });
+  const sessions = await tx.session.deleteMany({ where: { shop: domain } });
+  return { marked: marked.count, sessionsRemoved: sessions.count };
 }

@@ -1,11 +1,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { prisma } from "../db.server";
-import { authenticate } from "../shopify.server";
 import { recordUninstall } from "../shops.server";
+import { receiveShopifyWebhook } from "../webhooks/shopify.server";
 
-// Handles app/uninstalled. authenticate.webhook answers 401 itself when the HMAC is wrong.
-export const action = async ({ request }: ActionFunctionArgs) => {
-  const { shop } = await authenticate.webhook(request);
-  await recordUninstall(prisma, shop);
-  return new Response(null, { status: 200 });
-};
+// The shop is marked uninstalled and its sessions removed in the same transaction as the
+// stored event; the job then disconnects the service account (app/jobs/handlers.server.ts).
+export const action = ({ request }: ActionFunctionArgs) =>
+  receiveShopifyWebhook(request, (tx, shop) => recordUninstall(tx, shop));

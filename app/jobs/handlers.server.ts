@@ -1,0 +1,188 @@
+/**
+ * What each job kind does. Handlers are idempotent by construction: what they write to the
+ * database is committed with their completion (`ctx.commit`), so a rerun after a crash finds
+ * either nothing done or everything done.
+ */
+import type { Prisma } from "@prisma/client";
+import { z } from "zod";
+import { jobKindFor } from "../webhooks/intake.server";
+import type { Db } from "./queue.server";
+import type { JobContext, JobHandler, RecurringJob } from "./worker.server";
+import { PermanentJobError } from "./worker.server";
+
+const eventRef = z.object({ eventId: z.string().regex(/^\d+$/) });
+
+/** The stored event a webhook job refers to (null once a shop/redact removed it). */
+async function loadEvent(ctx: JobContext) {
+  const parsed = eventRef.safeParse(ctx.payload);
+  if (!parsed.success) throw new PermanentJobError("Job payload has no eventId");
+  return ctx.prisma.webhookEvent.findUnique({ where: { id: BigInt(parsed.data.eventId) } });
+}
+
+/** Events the order pipeline will handle (it arrives with the fulfilment-loop issue). */
+const acknowledgeOnly: JobHandler = async () => ({ handled: false, note: "no pipeline yet" });
+
+const REDACTED = { redacted: true } as const;
+
+const customersRedact = z.object({
+  customer: z.object({ id: z.union([z.number(), z.string()]).transform(String) }).passthrough(),
+  orders_to_redact: z.array(z.union([z.number(), z.string()]).transform(String)).default([]),
+});
+
+/** Events of a shop that carry this customer's data: by customer id, or by one of the orders. */
+async function eventsAboutCustomer(
+  db: Db,
+  shopDomain: string,
+  customerId: string,
+  orderIds: string[],
+  excludeId: bigint,
+) {
+  return db.$queryRaw<{ id: bigint; topic: string; orderId: string | null }[]>`
+    SELECT "id", "topic", "payload"->>'id' AS "orderId" FROM "WebhookEvent"
+    WHERE "shopDomain" = ${shopDomain} AND "id" <> ${excludeId}
+      AND ("payload"->'customer'->>'id' = ${customerId}
+           OR ("topic" LIKE 'orders/%' AND "payload"->>'id' = ANY(${orderIds}::text[])))`;
+}
+
+export const handlers: Record<string, JobHandler> = {
+  [jobKindFor("shopify", "orders/create")]: acknowledgeOnly,
+  [jobKindFor("shopify", "orders/paid")]: acknowledgeOnly,
+  [jobKindFor("shopify", "orders/updated")]: acknowledgeOnly,
+  [jobKindFor("shopify", "orders/cancelled")]: acknowledgeOnly,
+  [jobKindFor("shopify", "products/update")]: acknowledgeOnly,
+  [jobKindFor("shopify", "products/delete")]: acknowledgeOnly,
+
+  /** Tokens of an uninstalled shop are useless and must not linger: forget them. */
+  [jobKindFor("shopify", "app/uninstalled")]: async (ctx) => {
+    const event = await loadEvent(ctx);
+    if (!event) return { skipped: "event gone" };
+    return ctx.commit(async (tx) => {
+      const n = await tx.svcAccount.updateMany({
+        where: { shopDomain: event.shopDomain },
+        data: {
+          accessTokenEnc: null,
+          accessTokenExpiresAt: null,
+          refreshTokenEnc: null,
+          refreshTokenExpiresAt: null,
+          webhookSecret: null,
+          webhookRegisteredAt: null,
+        },
+      });
+      return { accountsDisconnected: n.count };
+    });
+  },
+
+  [jobKindFor("shopify", "app/scopes_update")]: async (ctx) => {
+    const event = await loadEvent(ctx);
+    if (!event) return { skipped: "event gone" };
+    const current = z
+      .object({ current: z.array(z.string()) })
+      .safeParse(event.payload);
+    if (!current.success) throw new PermanentJobError("scopes_update payload without `current`");
+    await ctx.commit((tx) =>
+      tx.shop.updateMany({
+        where: { domain: event.shopDomain },
+        data: { scopes: current.data.current.join(",") },
+      }),
+    );
+  },
+
+  /** Removes that customer's personal data from everything the app keeps. */
+  [jobKindFor("shopify", "customers/redact")]: async (ctx) => {
+    const event = await loadEvent(ctx);
+    if (!event) return { skipped: "event gone" };
+    const req = customersRedact.safeParse(event.payload);
+    if (!req.success) throw new PermanentJobError("customers/redact payload without customer");
+    const { customer, orders_to_redact } = req.data;
+    const result = { customerId: customer.id, eventsRedacted: 0 };
+    await ctx.commit(async (tx) => {
+      const found = await eventsAboutCustomer(
+        tx,
+        event.shopDomain,
+        customer.id,
+        orders_to_redact,
+        event.id,
+      );
+      if (found.length > 0) {
+        await tx.webhookEvent.updateMany({
+          where: { id: { in: found.map((e) => e.id) } },
+          data: { payload: REDACTED },
+        });
+      }
+      // The request itself names the customer by email and phone: keep only the ids.
+      await tx.webhookEvent.update({
+        where: { id: event.id },
+        data: { payload: { customer: { id: customer.id }, orders_to_redact } },
+      });
+      result.eventsRedacted = found.length;
+    }, result);
+    return result;
+  },
+
+  /** Deletes everything the app holds about the shop (48 hours after uninstall). */
+  [jobKindFor("shopify", "shop/redact")]: async (ctx) => {
+    const event = await loadEvent(ctx);
+    const shopDomain = event?.shopDomain ?? ctx.job.shopDomain;
+    if (!shopDomain) throw new PermanentJobError("shop/redact without a shop");
+    const counts: Record<string, number> = {};
+    await ctx.commit(async (tx) => {
+      counts.sessions = (await tx.session.deleteMany({ where: { shop: shopDomain } })).count;
+      counts.authStates = (await tx.authState.deleteMany({ where: { shopDomain } })).count;
+      counts.svcAccounts = (await tx.svcAccount.deleteMany({ where: { shopDomain } })).count;
+      counts.events = (await tx.webhookEvent.deleteMany({ where: { shopDomain } })).count;
+      counts.jobs = (
+        await tx.job.deleteMany({ where: { shopDomain, id: { not: ctx.job.id } } })
+      ).count;
+      counts.shops = (await tx.shop.deleteMany({ where: { domain: shopDomain } })).count;
+    }, counts as Prisma.InputJsonValue);
+    return counts;
+  },
+
+  /** Records the request and what the app holds about the customer (the merchant answers it). */
+  [jobKindFor("shopify", "customers/data_request")]: async (ctx) => {
+    const event = await loadEvent(ctx);
+    if (!event) return { skipped: "event gone" };
+    const req = customersRedact.safeParse(event.payload);
+    if (!req.success) throw new PermanentJobError("customers/data_request without customer");
+    const { customer, orders_to_redact } = req.data;
+    const found = await eventsAboutCustomer(
+      ctx.prisma,
+      event.shopDomain,
+      customer.id,
+      orders_to_redact,
+      event.id,
+    );
+    return {
+      customerId: customer.id,
+      held: {
+        webhookEvents: found.length,
+        topics: [...new Set(found.map((e) => e.topic))].sort(),
+        orderIds: [...new Set(found.map((e) => e.orderId).filter(Boolean))].sort(),
+      },
+    };
+  },
+
+  // The service's events: the fulfilment loop fetches the order before it writes to the shop.
+  [jobKindFor("svc", "ORDER")]: acknowledgeOnly,
+  [jobKindFor("svc", "LOGISTIC")]: acknowledgeOnly,
+  [jobKindFor("svc", "ORDERSPLIT")]: acknowledgeOnly,
+  [jobKindFor("svc", "PRODUCT")]: acknowledgeOnly,
+  [jobKindFor("svc", "VARIANT")]: acknowledgeOnly,
+  [jobKindFor("svc", "STOCK")]: acknowledgeOnly,
+
+  /** Keeps the queue small: finished jobs go after 7 days, webhook events after 30. */
+  "jobs.prune": async (ctx) => {
+    const week = new Date(Date.now() - 7 * 86400_000);
+    const month = new Date(Date.now() - 30 * 86400_000);
+    return ctx.commit(async (tx) => ({
+      jobs: (
+        await tx.job.deleteMany({
+          where: { state: { in: ["completed", "cancelled"] }, finishedAt: { lt: week } },
+        })
+      ).count,
+      events: (await tx.webhookEvent.deleteMany({ where: { receivedAt: { lt: month } } })).count,
+    }));
+  },
+};
+
+export const recurringJobs: RecurringJob[] = [{ kind: "jobs.prune", everyMs: 24 * 3600_000 }];

@@ -1,0 +1,235 @@
+/**
+ * A durable job queue in our own tables (the pattern of Oban, Solid Queue and good_job):
+ *
+ * - A job is a row of "Job". It is enqueued in the same transaction as whatever caused it, so
+ *   an event is never stored without its job, nor a job without its event.
+ * - Workers claim with `FOR UPDATE SKIP LOCKED`, so any number of processes share the table
+ *   without blocking each other; a claim is a lease (`lockedUntil`) that a live worker extends,
+ *   and that another worker takes over once it expires (its holder died).
+ * - Failures retry with capped, jittered exponential backoff; after `maxAttempts` the job is
+ *   `dead` and keeps its last error. `idempotencyKey` makes enqueueing idempotent;
+ *   `concurrencyKey` allows one running job per key (a partial unique index guards races).
+ *
+ * Only plain SQL that PostgreSQL and PGlite both run, on one connection or many: no LISTEN/NOTIFY.
+ */
+import type { Prisma, PrismaClient } from "@prisma/client";
+
+/** Either the client or a transaction: enqueue inside the caller's transaction. */
+export type Db = PrismaClient | Prisma.TransactionClient;
+
+export type JobState = "available" | "running" | "completed" | "dead" | "cancelled";
+
+export interface JobRow {
+  id: bigint;
+  kind: string;
+  payload: unknown;
+  state: JobState;
+  runAt: Date;
+  attempts: number;
+  maxAttempts: number;
+  idempotencyKey: string | null;
+  concurrencyKey: string | null;
+  lockedBy: string | null;
+  lockedUntil: Date | null;
+  lastError: string | null;
+  shopDomain: string | null;
+}
+
+export interface EnqueueOptions {
+  kind: string;
+  payload?: Prisma.InputJsonValue;
+  runAt?: Date;
+  idempotencyKey?: string;
+  concurrencyKey?: string;
+  maxAttempts?: number;
+  shopDomain?: string;
+}
+
+/**
+ * Adds a job; with an idempotency key already used, adds nothing. Returns the job's id and
+ * whether this call created it.
+ */
+export async function enqueue(
+  db: Db,
+  opts: EnqueueOptions,
+): Promise<{ id: bigint; created: boolean }> {
+  const payload = JSON.stringify(opts.payload ?? {});
+  const rows = await db.$queryRaw<{ id: bigint }[]>`
+    INSERT INTO "Job" ("kind", "payload", "runAt", "idempotencyKey", "concurrencyKey",
+                       "maxAttempts", "shopDomain", "updatedAt")
+    VALUES (${opts.kind}, ${payload}::jsonb, ${opts.runAt ?? new Date()}, ${opts.idempotencyKey ?? null},
+            ${opts.concurrencyKey ?? null}, ${opts.maxAttempts ?? 10}, ${opts.shopDomain ?? null}, now())
+    ON CONFLICT ("idempotencyKey") DO NOTHING
+    RETURNING "id"`;
+  const created = rows[0];
+  if (created) return { id: created.id, created: true };
+  const existing = await db.job.findUniqueOrThrow({
+    where: { idempotencyKey: opts.idempotencyKey },
+    select: { id: true },
+  });
+  return { id: existing.id, created: false };
+}
+
+/**
+ * Claims up to `limit` jobs that are due for `workerId`, leasing them for `leaseMs`. A job whose
+ * lease expired counts as due (its worker died); its new attempt is counted.
+ */
+export async function claim(
+  db: PrismaClient,
+  workerId: string,
+  opts: { limit: number; leaseMs: number; kinds?: string[] },
+): Promise<JobRow[]> {
+  const claimed: JobRow[] = [];
+  const kinds = opts.kinds ?? null;
+  // One job per statement: a race on a concurrency key then costs one retry, not a batch.
+  for (let i = 0; i < opts.limit; i++) {
+    let rows: JobRow[];
+    try {
+      rows = await db.$queryRaw<JobRow[]>`
+        WITH next AS (
+          SELECT j."id" FROM "Job" j
+          WHERE ((j."state" = 'available' AND j."runAt" <= now())
+              OR (j."state" = 'running' AND j."lockedUntil" < now()
+                  AND j."attempts" < j."maxAttempts"))
+            AND (${kinds}::text[] IS NULL OR j."kind" = ANY(${kinds}::text[]))
+            AND (j."concurrencyKey" IS NULL OR NOT EXISTS (
+                  SELECT 1 FROM "Job" r
+                  WHERE r."concurrencyKey" = j."concurrencyKey" AND r."state" = 'running'
+                    AND r."id" <> j."id"))
+          ORDER BY j."runAt", j."id"
+          LIMIT 1
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE "Job" SET "state" = 'running', "lockedBy" = ${workerId},
+               "lockedUntil" = now() + make_interval(secs => ${opts.leaseMs / 1000}),
+               "attempts" = "Job"."attempts" + 1, "updatedAt" = now()
+        FROM next WHERE "Job"."id" = next."id"
+        RETURNING "Job".*`;
+    } catch (error) {
+      // Another worker took a job of the same concurrency key at the same instant.
+      if (isUniqueViolation(error)) continue;
+      throw error;
+    }
+    const job = rows[0];
+    if (!job) break;
+    claimed.push(job);
+  }
+  return claimed;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const text = String((error as { message?: string })?.message ?? "");
+  return text.includes("23505") || text.includes("Job_running_concurrencyKey_key");
+}
+
+/** Extends the lease of jobs this worker still holds. Returns the ids it still owns. */
+export async function heartbeat(
+  db: PrismaClient,
+  workerId: string,
+  ids: bigint[],
+  leaseMs: number,
+): Promise<bigint[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.$queryRaw<{ id: bigint }[]>`
+    UPDATE "Job" SET "lockedUntil" = now() + make_interval(secs => ${leaseMs / 1000}),
+                     "updatedAt" = now()
+    WHERE "id" = ANY(${ids}::bigint[]) AND "lockedBy" = ${workerId} AND "state" = 'running'
+    RETURNING "id"`;
+  return rows.map((r) => r.id);
+}
+
+export class LeaseLostError extends Error {
+  constructor(jobId: bigint) {
+    super(`Job ${jobId} is no longer held by this worker (its lease expired)`);
+    this.name = "LeaseLostError";
+  }
+}
+
+/**
+ * Marks a job completed, inside `tx`, only if this worker still holds it. Throws
+ * LeaseLostError otherwise, which rolls back whatever else the transaction did: an effect
+ * recorded with its completion happens once.
+ */
+export async function complete(
+  tx: Db,
+  job: Pick<JobRow, "id">,
+  workerId: string,
+  result: Prisma.InputJsonValue | null = null,
+): Promise<void> {
+  const n = await tx.$executeRaw`
+    UPDATE "Job" SET "state" = 'completed', "result" = ${result === null ? null : JSON.stringify(result)}::jsonb,
+           "lockedBy" = NULL, "lockedUntil" = NULL, "finishedAt" = now(), "updatedAt" = now(),
+           "lastError" = NULL
+    WHERE "id" = ${job.id} AND "lockedBy" = ${workerId} AND "state" = 'running'`;
+  if (n !== 1) throw new LeaseLostError(job.id);
+}
+
+/** Delay before attempt n+1: exponential from 1 s, capped, with full jitter in [50%, 100%]. */
+export function backoffMs(attempts: number, capMs = 10 * 60_000, random = Math.random): number {
+  const exp = Math.min(capMs, 1000 * 2 ** Math.max(0, attempts - 1));
+  return Math.round(exp / 2 + random() * (exp / 2));
+}
+
+/** Records a failed attempt: back to `available` later, or `dead` after the last attempt. */
+export async function fail(
+  db: PrismaClient,
+  job: Pick<JobRow, "id" | "attempts" | "maxAttempts">,
+  workerId: string,
+  error: unknown,
+  opts: { dead?: boolean } = {},
+): Promise<"retry" | "dead"> {
+  const message = errorMessage(error);
+  const dead = opts.dead || job.attempts >= job.maxAttempts;
+  const delay = backoffMs(job.attempts);
+  await db.$executeRaw`
+    UPDATE "Job" SET "state" = ${dead ? "dead" : "available"},
+           "runAt" = now() + make_interval(secs => ${delay / 1000}),
+           "lastError" = ${message}, "lockedBy" = NULL, "lockedUntil" = NULL,
+           "finishedAt" = ${dead ? new Date() : null}, "updatedAt" = now()
+    WHERE "id" = ${job.id} AND "lockedBy" = ${workerId}`;
+  return dead ? "dead" : "retry";
+}
+
+/**
+ * Puts a job back to wait (a handler said "not yet", e.g. the balance is short): it runs again
+ * after `delayMs`; waiting is not failing, so the attempt is given back.
+ */
+export async function reschedule(
+  db: PrismaClient,
+  job: Pick<JobRow, "id">,
+  workerId: string,
+  delayMs: number,
+  reason: string,
+): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "Job" SET "state" = 'available',
+           "runAt" = now() + make_interval(secs => ${delayMs / 1000}),
+           "lastError" = ${reason.slice(0, 2000)}, "lockedBy" = NULL, "lockedUntil" = NULL,
+           "attempts" = GREATEST(0, "attempts" - 1), "updatedAt" = now()
+    WHERE "id" = ${job.id} AND "lockedBy" = ${workerId}`;
+}
+
+/** Gives a job back untouched (shutdown): it runs again at once elsewhere, attempt not counted. */
+export async function release(db: PrismaClient, ids: bigint[], workerId: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  return db.$executeRaw`
+    UPDATE "Job" SET "state" = 'available', "lockedBy" = NULL, "lockedUntil" = NULL,
+           "attempts" = GREATEST(0, "attempts" - 1), "updatedAt" = now()
+    WHERE "id" = ANY(${ids}::bigint[]) AND "lockedBy" = ${workerId} AND "state" = 'running'`;
+}
+
+/** Moves jobs whose holder died after their last attempt to `dead` (claim skips none of them). */
+export async function buryExpired(db: PrismaClient): Promise<number> {
+  return db.$executeRaw`
+    UPDATE "Job" SET "state" = 'dead', "lockedBy" = NULL, "lockedUntil" = NULL,
+           "lastError" = COALESCE("lastError", 'the worker stopped while running it (lease expired)'),
+           "finishedAt" = now(), "updatedAt" = now()
+    WHERE "state" = 'running' AND "lockedUntil" < now() AND "attempts" >= "maxAttempts"`;
+}
+
+/** An error as text for `lastError`: message only, bounded; never a request or its headers. */
+export function errorMessage(error: unknown): string {
+  const text =
+    error instanceof Error ? `${error.name}: ${error.message}` : `Non-error thrown: ${String(error)}`;
+  return text.slice(0, 2000);
+}

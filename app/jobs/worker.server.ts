@@ -1,0 +1,265 @@
+/**
+ * The worker: claims due jobs, runs their handlers, records the outcome, keeps its leases
+ * alive, schedules recurring jobs, and on stop finishes or releases what it holds.
+ *
+ * It runs inside the web process in the embedded mode, and as separate processes
+ * (`npm run worker`) against PostgreSQL.
+ */
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { Prisma, PrismaClient } from "@prisma/client";
+import {
+  buryExpired,
+  claim,
+  complete,
+  enqueue,
+  errorMessage,
+  fail,
+  heartbeat,
+  type JobRow,
+  LeaseLostError,
+  release,
+  reschedule,
+} from "./queue.server";
+
+export interface JobContext {
+  job: JobRow;
+  payload: unknown;
+  prisma: PrismaClient;
+  workerId: string;
+  /** Aborted when the worker stops or loses the lease: long handlers should give up. */
+  signal: AbortSignal;
+  /**
+   * Runs `fn` in a transaction that also marks the job completed: what `fn` writes is the
+   * job's outcome, recorded exactly once (if the lease was lost, it all rolls back).
+   */
+  commit<T>(fn: (tx: Prisma.TransactionClient) => Promise<T>, result?: Prisma.InputJsonValue): Promise<T>;
+}
+
+export type JobHandler = (ctx: JobContext) => Promise<Prisma.InputJsonValue | void>;
+
+/** Thrown by a handler to run the job again later without counting it as a failure. */
+export class RetryLater extends Error {
+  constructor(
+    readonly delayMs: number,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = "RetryLater";
+  }
+}
+
+/** Thrown by a handler when retrying cannot help: the job goes straight to `dead`. */
+export class PermanentJobError extends Error {
+  override name = "PermanentJobError";
+}
+
+export interface RecurringJob {
+  kind: string;
+  everyMs: number;
+  payload?: Prisma.InputJsonValue;
+}
+
+export interface WorkerOptions {
+  prisma: PrismaClient;
+  handlers: Record<string, JobHandler>;
+  concurrency?: number;
+  pollMs?: number;
+  leaseMs?: number;
+  recurring?: RecurringJob[];
+  workerId?: string;
+  log?: (level: "info" | "warn" | "error", msg: string, data?: object) => void;
+}
+
+export function newWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+}
+
+/** Enqueues the current slot of every recurring job; idempotent across all processes. */
+export async function scheduleRecurring(db: PrismaClient, jobs: RecurringJob[], now = Date.now()) {
+  for (const r of jobs) {
+    const slot = Math.floor(now / r.everyMs);
+    await enqueue(db, {
+      kind: r.kind,
+      payload: r.payload ?? {},
+      runAt: new Date(slot * r.everyMs),
+      idempotencyKey: `recurring:${r.kind}:${slot}`,
+      maxAttempts: 3,
+    });
+  }
+}
+
+export class Worker {
+  readonly id: string;
+  private readonly prisma: PrismaClient;
+  private readonly handlers: Record<string, JobHandler>;
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly recurring: RecurringJob[];
+  private readonly log: NonNullable<WorkerOptions["log"]>;
+  private readonly active = new Map<bigint, { controller: AbortController; done: Promise<void> }>();
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private lastHeartbeat = 0;
+  private lastHousekeeping = 0;
+
+  constructor(opts: WorkerOptions) {
+    this.prisma = opts.prisma;
+    this.handlers = opts.handlers;
+    this.concurrency = opts.concurrency ?? 2;
+    this.pollMs = opts.pollMs ?? 500;
+    this.leaseMs = opts.leaseMs ?? 60_000;
+    this.recurring = opts.recurring ?? [];
+    this.id = opts.workerId ?? newWorkerId();
+    this.log = opts.log ?? (() => {});
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops claiming; waits up to `graceMs` for running jobs, then releases the rest. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    const pending = [...this.active.values()].map((a) => a.done);
+    const timedOut = await Promise.race([
+      Promise.all(pending).then(() => false),
+      new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref()),
+    ]);
+    if (timedOut) {
+      const ids = [...this.active.keys()];
+      for (const a of this.active.values()) a.controller.abort();
+      const n = await release(this.prisma, ids, this.id);
+      this.log("warn", "released unfinished jobs at shutdown", { released: n });
+    }
+  }
+
+  /** Claims what is due and runs it; resolves when those jobs are done. For tests and scripts. */
+  async drain(maxRounds = 1000): Promise<number> {
+    let ran = 0;
+    for (let i = 0; i < maxRounds; i++) {
+      const jobs = await claim(this.prisma, this.id, {
+        limit: this.concurrency,
+        leaseMs: this.leaseMs,
+        kinds: Object.keys(this.handlers),
+      });
+      if (jobs.length === 0) break;
+      await Promise.all(jobs.map((job) => this.execute(job)));
+      ran += jobs.length;
+    }
+    return ran;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        await this.housekeeping();
+        const free = this.concurrency - this.active.size;
+        let claimed = 0;
+        if (free > 0) {
+          const jobs = await claim(this.prisma, this.id, {
+            limit: free,
+            leaseMs: this.leaseMs,
+            kinds: Object.keys(this.handlers),
+          });
+          for (const job of jobs) this.spawn(job);
+          claimed = jobs.length;
+        }
+        if (claimed === 0 || this.active.size >= this.concurrency) await this.sleep(this.pollMs);
+      } catch (error) {
+        this.log("error", "worker loop error", { err: errorMessage(error) });
+        await this.sleep(Math.max(this.pollMs, 1000));
+      }
+    }
+  }
+
+  private async housekeeping(): Promise<void> {
+    const now = Date.now();
+    if (this.active.size > 0 && now - this.lastHeartbeat > this.leaseMs / 3) {
+      this.lastHeartbeat = now;
+      const ids = [...this.active.keys()];
+      const kept = new Set(await heartbeat(this.prisma, this.id, ids, this.leaseMs));
+      for (const id of ids) if (!kept.has(id)) this.active.get(id)?.controller.abort();
+    }
+    if (now - this.lastHousekeeping > 5_000) {
+      this.lastHousekeeping = now;
+      await buryExpired(this.prisma);
+      if (this.recurring.length) await scheduleRecurring(this.prisma, this.recurring, now);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  private spawn(job: JobRow): void {
+    const controller = new AbortController();
+    const done = this.execute(job, controller).finally(() => {
+      this.active.delete(job.id);
+      this.wake?.();
+    });
+    this.active.set(job.id, { controller, done });
+  }
+
+  private async execute(job: JobRow, controller = new AbortController()): Promise<void> {
+    const handler = this.handlers[job.kind];
+    let committed = false;
+    const ctx: JobContext = {
+      job,
+      payload: job.payload,
+      prisma: this.prisma,
+      workerId: this.id,
+      signal: controller.signal,
+      commit: async (fn, result) => {
+        const out = await this.prisma.$transaction(async (tx) => {
+          const value = await fn(tx);
+          await complete(tx, job, this.id, result ?? null);
+          return value;
+        });
+        committed = true;
+        return out;
+      },
+    };
+    try {
+      if (!handler) throw new PermanentJobError(`No handler for job kind "${job.kind}"`);
+      const result = await handler(ctx);
+      if (!committed) {
+        await this.prisma.$transaction((tx) => complete(tx, job, this.id, result ?? null));
+      }
+    } catch (error) {
+      if (error instanceof LeaseLostError) {
+        this.log("warn", "lease lost; another worker runs the job", { jobId: String(job.id) });
+        return;
+      }
+      if (error instanceof RetryLater) {
+        await reschedule(this.prisma, job, this.id, error.delayMs, error.message);
+        return;
+      }
+      const outcome = await fail(this.prisma, job, this.id, error, {
+        dead: error instanceof PermanentJobError,
+      }).catch((e) => {
+        this.log("error", "could not record a job failure", { err: errorMessage(e) });
+        return "unknown";
+      });
+      this.log(outcome === "dead" ? "error" : "warn", "job failed", {
+        jobId: String(job.id),
+        kind: job.kind,
+        attempt: job.attempts,
+        outcome,
+        err: errorMessage(error),
+      });
+    }
+  }
+}
