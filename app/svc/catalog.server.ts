@@ -1,0 +1,425 @@
+/**
+ * Part 2: categories, product lists V1 and V2, global warehouses, product detail, variants,
+ * videos, add to My Products, and product connections.
+ *
+ * Not implemented because the contract does not show their path or shape: saving shop products
+ * and batch saving shop variants (Part 2 §4.10, "referred to by name only").
+ */
+import { z } from "zod";
+import { defineOp } from "./ops";
+import { arr, bool, money, num, obj, page, type Page, str, timestamp } from "./schema-kit";
+import type { Transport } from "./transport.server";
+import { compact, type ObjectSpec, validateRequest } from "./validate";
+
+export const CATALOG_OPS = {
+  getCategory: defineOp("getCategory", "GET", "/product/getCategory", "safe"),
+  listV2: defineOp("listV2", "GET", "/product/listV2", "safe"),
+  list: defineOp("list", "GET", "/product/list", "safe"),
+  globalWarehouseList: defineOp("globalWarehouseList", "GET", "/product/globalWarehouseList", "safe"),
+  query: defineOp("query", "GET", "/product/query", "safe"),
+  variantQuery: defineOp("variant/query", "GET", "/product/variant/query", "safe"),
+  queryByVid: defineOp("variant/queryByVid", "GET", "/product/variant/queryByVid", "safe"),
+  queryVideosByProductId: defineOp("queryVideosByProductId", "POST", "/product/queryVideosByProductId", "safe", {
+    successCodes: [0, 200],
+  }),
+  addToMyProduct: defineOp("addToMyProduct", "POST", "/product/addToMyProduct", "never"),
+  connectionList: defineOp("connection/list", "GET", "/product/conn/connection", "safe"),
+  connectionCreate: defineOp("connection/create", "POST", "/product/conn/connection", "safe"),
+  connectionDelete: defineOp("connection/delete", "DELETE", "/product/conn/connection", "safe"),
+} as const;
+
+export const categoryTreeSchema = arr(
+  obj({
+    categoryFirstName: str,
+    categoryFirstList: arr(
+      obj({ categorySecondName: str, categorySecondList: arr(obj({ categoryId: str, categoryName: str })) }),
+    ),
+  }),
+);
+export type CategoryTree = z.output<typeof categoryTreeSchema>;
+
+export const productSummaryV2Schema = obj({
+  id: str,
+  nameEn: str,
+  sku: str,
+  spu: str,
+  bigImage: str,
+  sellPrice: str,
+  nowPrice: str,
+  discountPrice: str,
+  discountPriceRate: str,
+  listedNum: num,
+  isCollect: num,
+  categoryId: str,
+  twoCategoryId: str,
+  oneCategoryId: str,
+  addMarkStatus: num,
+  isVideo: num,
+  videoList: z.array(z.unknown()).nullish(),
+  productType: str,
+  supplierName: str,
+  createAt: timestamp,
+  setRecommendedTime: timestamp,
+  warehouseInventoryNum: num,
+  verifiedWarehouse: num,
+  myProduct: bool,
+  description: str,
+  saleStatus: str,
+  variantKeyEn: str,
+});
+export type ProductSummaryV2 = z.output<typeof productSummaryV2Schema>;
+export const listV2GroupSchema = obj({
+  productList: arr(productSummaryV2Schema),
+  relatedCategoryList: arr(obj({ categoryId: str, categoryName: str })),
+  keyWord: str,
+  keyWordOld: str,
+});
+export type ListV2Group = z.output<typeof listV2GroupSchema>;
+
+export const productSummaryV1Schema = obj({
+  pid: str,
+  productName: str,
+  productNameEn: str,
+  productSku: str,
+  productImage: str,
+  productWeight: num,
+  productType: str,
+  productUnit: str,
+  isVideo: str,
+  saleStatus: num,
+  listedNum: num,
+  supplierName: str,
+  supplierId: str,
+  categoryId: str,
+  categoryName: str,
+  remark: str,
+  addMarkStatus: num,
+  isFreeShipping: bool,
+  sellPrice: money,
+  createTime: str,
+  customizationVersion: num,
+});
+export type ProductSummaryV1 = z.output<typeof productSummaryV1Schema>;
+
+export const variantSchema = obj({
+  vid: str,
+  pid: str,
+  variantName: str,
+  variantNameEn: str,
+  variantSku: str,
+  variantImage: str,
+  variantStandard: str,
+  variantUnit: str,
+  variantKey: str,
+  variantLength: num,
+  variantWidth: num,
+  variantHeight: num,
+  variantVolume: num,
+  variantWeight: num,
+  variantSellPrice: money,
+  variantSugSellPrice: money,
+  createTime: str,
+  combineVariants: z.array(z.unknown()).nullish(),
+  combineNum: num,
+  inventories: arr(
+    obj({
+      countryCode: str,
+      totalInventory: num,
+      svcInventory: num,
+      factoryInventory: num,
+      verifiedWarehouse: num,
+      stock: arr(obj({ stockId: str, inventory: num, factoryInventory: num })),
+    }),
+  ),
+});
+export type Variant = z.output<typeof variantSchema>;
+
+export const productDetailSchema = obj({
+  pid: str,
+  productName: str,
+  productNameEn: str,
+  productSku: str,
+  bigImage: str,
+  productImage: str,
+  productImageSet: arr(z.string()),
+  productWeight: num,
+  packingWeight: num,
+  productUnit: str,
+  productType: str,
+  categoryId: str,
+  categoryName: str,
+  sellPrice: money,
+  suggestSellPrice: str,
+  listedNum: num,
+  productVideo: arr(z.string()),
+  status: str,
+  supplierName: str,
+  supplierId: str,
+  description: str,
+  addMarkStatus: num,
+  createTime: str,
+  customizationVersion: num,
+  variants: arr(variantSchema),
+});
+export type ProductDetail = z.output<typeof productDetailSchema>;
+
+export const globalWarehouseSchema = obj({
+  areaCn: str,
+  areaEn: str,
+  areaId: num,
+  countryCode: str,
+  nameEn: str,
+  valueEn: str,
+  disabled: bool,
+  id: str,
+});
+export type GlobalWarehouse = z.output<typeof globalWarehouseSchema>;
+
+export const videoSchema = obj({
+  id: str,
+  videoId: str,
+  locProductId: str,
+  videoName: str,
+  videoState: str,
+  videoUrl: str,
+  coverURL: str,
+  isFree: str,
+  duration: num,
+  videoType: num,
+  width: num,
+  height: num,
+});
+export type Video = z.output<typeof videoSchema>;
+
+export const connectionSchema = obj({
+  shopId: str,
+  platformProductId: str,
+  platformVariantId: str,
+  svcProductId: str,
+  svcVariantId: str,
+  defaultArea: num,
+  logistics: str,
+  sourceCountryCode: str,
+  sourceCountry: str,
+  targetCountryCode: str,
+  targetCountry: str,
+});
+export type Connection = z.output<typeof connectionSchema>;
+
+export interface ListV2Query {
+  keyWord?: string;
+  page?: number;
+  size?: number;
+  categoryId?: string;
+  lv2categoryList?: string[];
+  lv3categoryList?: string[];
+  countryCode?: string;
+  startSellPrice?: string | number;
+  endSellPrice?: string | number;
+  addMarkStatus?: 0 | 1;
+  productType?: number;
+  productFlag?: number;
+  startWarehouseInventory?: number;
+  endWarehouseInventory?: number;
+  verifiedWarehouse?: number;
+  timeStart?: number;
+  timeEnd?: number;
+  zonePlatform?: string;
+  isWarehouse?: boolean;
+  sort?: "asc" | "desc";
+  orderBy?: number;
+  features?: Array<"enable_description" | "enable_category" | "enable_combine" | "enable_video">;
+  supplierId?: string;
+  hasCertification?: 0 | 1;
+  isSelfPickup?: 0 | 1;
+  customization?: 0 | 1;
+}
+
+export interface ListV1Query {
+  pageNum?: number;
+  pageSize?: number;
+  categoryId?: string;
+  pid?: string;
+  productSku?: string;
+  productType?: "ORDINARY_PRODUCT" | "SUPPLIER_PRODUCT";
+  productName?: string;
+  productNameEn?: string;
+  deliveryTime?: "24" | "48" | "72";
+  verifiedWarehouse?: number;
+  startInventory?: number;
+  endInventory?: number;
+  createTimeFrom?: string;
+  createTimeTo?: string;
+  brandOpenId?: string | number;
+  minPrice?: string | number;
+  maxPrice?: string | number;
+  countryCode?: string;
+  searchType?: number;
+  minListedNum?: number;
+  maxListedNum?: number;
+  sort?: "asc" | "desc";
+  orderBy?: "createAt" | "listedNum";
+  isSelfPickup?: 0 | 1;
+  supplierId?: string;
+  isFreeShipping?: 0 | 1;
+  customizationVersion?: 1 | 2 | 3 | 4 | 5;
+}
+
+export type ProductQuery = ({ pid: string } | { productSku: string } | { variantSku: string }) & {
+  features?: Array<"enable_combine" | "enable_video">;
+  countryCode?: string;
+};
+
+export const LIST_V2_LIMITS = { maxPage: 1000, maxSize: 100, maxRecords: 6000 } as const;
+
+const SPECS = {
+  listV2: {
+    keyWord: { type: "string", max: 200 },
+    page: { type: "int", min: 1, maxValue: 1000 },
+    size: { type: "int", min: 1, maxValue: 100 },
+    startSellPrice: { type: "decimal" },
+    endSellPrice: { type: "decimal" },
+  },
+  list: { pageNum: { type: "int", min: 1 }, pageSize: { type: "int", min: 1, maxValue: 200 }, minPrice: { type: "decimal" }, maxPrice: { type: "decimal" } },
+  query: {
+    pid: { type: "string" },
+    productSku: { type: "string" },
+    variantSku: { type: "string" },
+    countryCode: { type: "string", max: 2 },
+  },
+  connectionList: {
+    shopId: { type: "string", max: 40 },
+    platformProductId: { type: "string", max: 100 },
+    platformVariantId: { type: "string", max: 100 },
+    page: { type: "int", min: 1 },
+    pageSize: { type: "int", min: 1, maxValue: 100 },
+  },
+  connectionCreate: {
+    shopId: { type: "string", max: 50 },
+    defaultArea: { type: "int", required: true, max: 5 },
+    logistics: { type: "string", required: true, max: 200 },
+    svcProductId: { type: "string", required: true, max: 50 },
+    platformProductId: { type: "string", required: true, max: 100 },
+    sourceCountryCode: { type: "string", max: 20 },
+    targetCountryCode: { type: "string", max: 20 },
+    sourceCountry: { type: "string", max: 100 },
+    targetCountry: { type: "string", max: 100 },
+    variantList: {
+      type: "array",
+      required: true,
+      minItems: 1,
+      item: {
+        svcVariantId: { type: "string", required: true, max: 50 },
+        platformVariantId: { type: "string", required: true, max: 100 },
+      },
+    },
+  },
+  connectionDelete: {
+    shopId: { type: "string", max: 50 },
+    platformProductId: { type: "string", required: true, max: 100 },
+    platformVariantId: { type: "string", max: 100 },
+  },
+} satisfies Record<string, ObjectSpec>;
+
+export class CatalogResource {
+  constructor(private readonly t: Transport) {}
+
+  categories(): Promise<CategoryTree> {
+    return this.t.call(CATALOG_OPS.getCategory, {}, categoryTreeSchema);
+  }
+
+  /** Product list V2 (shape A; `items` are groups holding `productList`). */
+  listV2(q: ListV2Query = {}): Promise<Page<ListV2Group>> {
+    validateRequest("listV2", SPECS.listV2, q);
+    return this.t.call(CATALOG_OPS.listV2, { query: { ...q } }, page(listV2GroupSchema));
+  }
+
+  /** Product list V1 (shape B). */
+  list(q: ListV1Query = {}): Promise<Page<ProductSummaryV1>> {
+    validateRequest("list", SPECS.list, q);
+    return this.t.call(CATALOG_OPS.list, { query: { ...q } }, page(productSummaryV1Schema));
+  }
+
+  globalWarehouses(): Promise<GlobalWarehouse[]> {
+    return this.t.call(CATALOG_OPS.globalWarehouseList, {}, arr(globalWarehouseSchema));
+  }
+
+  /** Product detail; exactly one of pid / productSku / variantSku. */
+  product(q: ProductQuery): Promise<ProductDetail> {
+    validateRequest("query", SPECS.query, q);
+    const r = q as { pid?: string; productSku?: string; variantSku?: string };
+    const given = [r.pid, r.productSku, r.variantSku].filter((v) => v !== undefined && v !== "").length;
+    if (given !== 1) validateRequest("query", { "pid|productSku|variantSku": { type: "string", required: true } }, {});
+    return this.t.call(CATALOG_OPS.query, { query: { ...q } }, productDetailSchema);
+  }
+
+  /** Variants of a product (by pid or productSku). */
+  variants(q: ({ pid: string } | { productSku: string }) & { countryCode?: string }): Promise<Variant[]> {
+    const r = q as { pid?: string; productSku?: string; countryCode?: string };
+    validateRequest("variant/query", { countryCode: { type: "string", max: 2 } }, r);
+    if (!r.pid && !r.productSku) validateRequest("variant/query", { "pid|productSku": { type: "string", required: true } }, {});
+    return this.t.call(CATALOG_OPS.variantQuery, { query: { ...q } }, arr(variantSchema));
+  }
+
+  variantByVid(vid: string): Promise<Variant> {
+    validateRequest("variant/queryByVid", { vid: { type: "string", required: true, max: 200 } }, { vid });
+    return this.t.call(CATALOG_OPS.queryByVid, { query: { vid } }, variantSchema);
+  }
+
+  /** Videos of a product (this operation answers `code` 0 on success). */
+  videos(productId: string): Promise<Video[]> {
+    validateRequest("queryVideosByProductId", { productId: { type: "string", required: true, max: 100 } }, { productId });
+    return this.t.call(CATALOG_OPS.queryVideosByProductId, { body: { productId } }, arr(videoSchema));
+  }
+
+  /** Adds a product to My Products; 1600000 when it is already there (not retried). */
+  addToMyProduct(productId: string): Promise<boolean> {
+    validateRequest("addToMyProduct", { productId: { type: "string", required: true, max: 100 } }, { productId });
+    return this.t.call(CATALOG_OPS.addToMyProduct, { body: { productId } }, bool.transform((v) => v !== false));
+  }
+}
+
+export interface ConnectionListQuery {
+  shopId?: string;
+  platformProductId?: string;
+  platformVariantId?: string;
+  page?: number;
+  pageSize?: number;
+}
+export interface CreateConnectionRequest {
+  shopId?: string;
+  defaultArea: number;
+  logistics: string;
+  svcProductId: string;
+  platformProductId: string;
+  sourceCountryCode?: string;
+  targetCountryCode?: string;
+  sourceCountry?: string;
+  targetCountry?: string;
+  variantList: Array<{ svcVariantId: string; platformVariantId: string }>;
+}
+export interface DeleteConnectionRequest {
+  shopId?: string;
+  platformProductId: string;
+  platformVariantId?: string;
+}
+
+export class ConnectionsResource {
+  constructor(private readonly t: Transport) {}
+
+  /** Connection list: `{total, list}` (shape B without page fields). */
+  list(q: ConnectionListQuery = {}): Promise<Page<Connection>> {
+    validateRequest("connection/list", SPECS.connectionList, q);
+    return this.t.call(CATALOG_OPS.connectionList, { query: { ...q } }, page(connectionSchema));
+  }
+
+  create(req: CreateConnectionRequest): Promise<boolean> {
+    validateRequest("connection/create", SPECS.connectionCreate, req);
+    return this.t.call(CATALOG_OPS.connectionCreate, { body: compact({ ...req }) }, bool.transform((v) => v !== false));
+  }
+
+  delete(req: DeleteConnectionRequest): Promise<boolean> {
+    validateRequest("connection/delete", SPECS.connectionDelete, req);
+    return this.t.call(CATALOG_OPS.connectionDelete, { query: { ...req } }, bool.transform((v) => v !== false));
+  }
+}

@@ -1,0 +1,288 @@
+/**
+ * Part 3 §4.13: disputes (products, confirm info, create, cancel, list, detail, messages, reply,
+ * uploadFile). create, cancel, reply and uploadFile are never retried blindly; after an unknown
+ * outcome of a reply, read the messages before sending again (`replyOnce`).
+ */
+import { z } from "zod";
+import { defineOp } from "./ops";
+import { arr, bool, money, num, obj, page, type Page, str, timestamp } from "./schema-kit";
+import type { Transport } from "./transport.server";
+import { compact, type ObjectSpec, validateRequest } from "./validate";
+import { SvcError } from "./errors";
+
+export const DISPUTE_OPS = {
+  disputeProducts: defineOp("disputeProducts", "GET", "/disputes/disputeProducts", "safe"),
+  disputeConfirmInfo: defineOp("disputeConfirmInfo", "POST", "/disputes/disputeConfirmInfo", "safe"),
+  create: defineOp("disputes/create", "POST", "/disputes/create", "never"),
+  cancel: defineOp("disputes/cancel", "POST", "/disputes/cancel", "never"),
+  getDisputeList: defineOp("getDisputeList", "GET", "/disputes/getDisputeList", "safe"),
+  getDisputeDetail: defineOp("getDisputeDetail", "GET", "/disputes/getDisputeDetail", "safe"),
+  getDisputeMessages: defineOp("getDisputeMessages", "POST", "/disputes/getDisputeMessages", "safe"),
+  reply: defineOp("disputes/reply", "POST", "/disputes/reply", "never"),
+  uploadFile: defineOp("disputes/uploadFile", "POST", "/disputes/uploadFile", "never"),
+} as const;
+
+const disputeLine = obj({
+  lineItemId: str,
+  svcProductId: str,
+  svcVariantId: str,
+  canChoose: bool,
+  price: money,
+  quantity: num,
+  svcProductName: str,
+  svcImage: str,
+  sku: str,
+  supplierName: str,
+});
+export const disputeProductsSchema = obj({ orderId: str, orderNumber: str, productInfoList: arr(disputeLine) });
+export const disputeConfirmInfoSchema = obj({
+  orderId: str,
+  orderNumber: str,
+  maxProductPrice: money,
+  maxPostage: money,
+  maxIossTaxAmount: money,
+  maxIossHandTaxAmount: money,
+  maxAmount: money,
+  expectResultOptionList: arr(z.union([z.string(), z.number()]).transform(String)),
+  productInfoList: arr(disputeLine),
+  disputeReasonList: arr(obj({ disputeReasonId: num, reasonName: str })),
+});
+export const disputeRecordSchema = obj({
+  id: z.union([z.string(), z.number()]).transform(String),
+  shopId: str,
+  shopName: str,
+  status: str,
+  disputeReason: str,
+  replacementAmount: money,
+  resendOrderCode: str,
+  money: money,
+  finallyDeal: num,
+  createDate: timestamp,
+  updateDate: timestamp,
+  productList: arr(
+    obj({ image: str, price: money, lineItemId: str, svcProductId: str, svcVariantId: str, productName: str, supplierName: str }),
+  ),
+});
+export const disputeDetailSchema = obj({
+  id: str,
+  shopId: str,
+  shopName: str,
+  status: str,
+  disputeReason: str,
+  replacementAmount: money,
+  resendOrderCode: str,
+  money: money,
+  refundAmount: money,
+  finallyDeal: num,
+  createDate: timestamp,
+  refundDetails: arr(obj({ type: str, typeName: str, amount: money })),
+  productList: arr(
+    obj({ image: str, price: money, productCode: str, productId: str, productName: str, standId: str, supplierName: str }),
+  ),
+});
+export const disputeMessageSchema = obj({
+  messageId: str,
+  orderId: str,
+  userType: str,
+  createDate: timestamp,
+  message: str,
+  imageUrl: arr(z.string()),
+  videoUrl: arr(z.string()),
+});
+/** uploadFile's response shape is not shown: a string address, or an object holding one. */
+export const uploadFileSchema = z.union([
+  z.string(),
+  z
+    .looseObject({ url: z.string().optional(), fileUrl: z.string().optional(), data: z.string().optional() })
+    .transform((o) => o.url ?? o.fileUrl ?? o.data ?? ""),
+]);
+
+export type DisputeProducts = z.output<typeof disputeProductsSchema>;
+export type DisputeConfirmInfo = z.output<typeof disputeConfirmInfoSchema>;
+export type DisputeRecord = z.output<typeof disputeRecordSchema>;
+export type DisputeDetail = z.output<typeof disputeDetailSchema>;
+export type DisputeMessage = z.output<typeof disputeMessageSchema>;
+
+export interface DisputeLineInput {
+  lineItemId?: string;
+  quantity: number;
+  price: string | number;
+}
+export interface CreateDisputeRequest {
+  businessDisputeId: string;
+  orderId: string;
+  disputeReasonId: number;
+  expectType: 1 | 2;
+  refundType: 1 | 2;
+  messageText: string;
+  imageUrl?: string[];
+  videoUrl?: string[];
+  productInfoList: DisputeLineInput[];
+}
+export interface DisputeListQuery {
+  orderId?: string;
+  disputeId?: number | string;
+  orderNumber?: string;
+  pageNum?: number;
+  pageSize?: number;
+  startDate?: number;
+  endDate?: number;
+  status?: string | number[];
+}
+export interface ReplyRequest {
+  disputeId: string;
+  messageText: string;
+  imageUrl?: string[];
+  videoUrl?: string[];
+}
+
+export const DISPUTE_WINDOW_MAX_MS = 90 * 24 * 3600_000;
+export const DISPUTE_MESSAGES_MAX_PAGE = 50;
+
+const SPECS = {
+  confirm: {
+    orderId: { type: "string", required: true, max: 100 },
+    productInfoList: {
+      type: "array",
+      required: true,
+      minItems: 1,
+      item: { lineItemId: { type: "string" }, quantity: { type: "int", required: true }, price: { type: "decimal", required: true } },
+    },
+  },
+  create: {
+    businessDisputeId: { type: "string", required: true, max: 100 },
+    orderId: { type: "string", required: true, max: 100 },
+    disputeReasonId: { type: "int", required: true, max: 10 },
+    expectType: { type: "int", required: true, max: 20 },
+    refundType: { type: "int", required: true, max: 20 },
+    messageText: { type: "string", required: true, max: 500 },
+    imageUrl: { type: "stringArray", itemMax: 200 },
+    videoUrl: { type: "stringArray", itemMax: 200 },
+    productInfoList: {
+      type: "array",
+      required: true,
+      minItems: 1,
+      item: {
+        price: { type: "decimal", required: true },
+        lineItemId: { type: "string", max: 100 },
+        quantity: { type: "int", required: true, max: 10 },
+      },
+    },
+  },
+  list: {
+    orderId: { type: "string", max: 100 },
+    orderNumber: { type: "string", max: 100 },
+    pageNum: { type: "int", min: 1 },
+    pageSize: { type: "int", min: 1 },
+    startDate: { type: "int" },
+    endDate: { type: "int" },
+  },
+  reply: {
+    disputeId: { type: "string", required: true, max: 100 },
+    messageText: { type: "string", required: true, max: 500, notBlank: true },
+    imageUrl: { type: "stringArray" },
+    videoUrl: { type: "stringArray" },
+  },
+} satisfies Record<string, ObjectSpec>;
+
+export class DisputesResource {
+  constructor(private readonly t: Transport) {}
+
+  products(orderId: string): Promise<DisputeProducts> {
+    validateRequest("disputeProducts", { orderId: { type: "string", required: true, max: 100 } }, { orderId });
+    return this.t.call(DISPUTE_OPS.disputeProducts, { query: { orderId } }, disputeProductsSchema);
+  }
+
+  confirmInfo(orderId: string, productInfoList: DisputeLineInput[]): Promise<DisputeConfirmInfo> {
+    const body = { orderId, productInfoList };
+    validateRequest("disputeConfirmInfo", SPECS.confirm, body);
+    return this.t.call(DISPUTE_OPS.disputeConfirmInfo, { body }, disputeConfirmInfoSchema);
+  }
+
+  create(req: CreateDisputeRequest): Promise<boolean> {
+    validateRequest("disputes/create", SPECS.create, req);
+    return this.t.call(DISPUTE_OPS.create, { body: compact({ ...req }) }, bool.transform((v) => v !== false));
+  }
+
+  cancel(orderId: string, disputeId: string): Promise<boolean> {
+    const body = { orderId, disputeId };
+    validateRequest(
+      "disputes/cancel",
+      { orderId: { type: "string", required: true, max: 100 }, disputeId: { type: "string", required: true, max: 100 } },
+      body,
+    );
+    return this.t.call(DISPUTE_OPS.cancel, { body }, bool.transform((v) => v !== false));
+  }
+
+  list(q: DisputeListQuery = {}): Promise<Page<DisputeRecord>> {
+    validateRequest("getDisputeList", SPECS.list, q);
+    if ((q.startDate === undefined) !== (q.endDate === undefined)) {
+      validateRequest("getDisputeList", { "startDate|endDate": { type: "int", required: true } }, {});
+    }
+    if (q.startDate !== undefined && q.endDate !== undefined) {
+      if (q.endDate < q.startDate || q.endDate - q.startDate > DISPUTE_WINDOW_MAX_MS) {
+        validateRequest("getDisputeList", { endDate: { type: "int", maxValue: q.startDate + DISPUTE_WINDOW_MAX_MS, min: q.startDate } }, q);
+      }
+    }
+    const status = Array.isArray(q.status) ? q.status.join(",") : q.status;
+    return this.t.call(DISPUTE_OPS.getDisputeList, { query: { ...q, status } }, page(disputeRecordSchema));
+  }
+
+  detail(disputeId: string): Promise<DisputeDetail> {
+    validateRequest("getDisputeDetail", { disputeId: { type: "string", required: true, max: 100 } }, { disputeId });
+    return this.t.call(DISPUTE_OPS.getDisputeDetail, { query: { disputeId } }, disputeDetailSchema);
+  }
+
+  messagesPage(disputeId: string, pageNum = 1, pageSize = 10): Promise<Page<DisputeMessage>> {
+    const body = { disputeId, pageNum, pageSize };
+    validateRequest(
+      "getDisputeMessages",
+      {
+        disputeId: { type: "string", required: true, max: 100 },
+        pageNum: { type: "int", min: 1 },
+        pageSize: { type: "int", min: 1, maxValue: DISPUTE_MESSAGES_MAX_PAGE },
+      },
+      body,
+    );
+    return this.t.call(DISPUTE_OPS.getDisputeMessages, { body }, page(disputeMessageSchema));
+  }
+
+  /**
+   * The messages of a dispute, by the contract's rule: ask for 50 once and trust `list`
+   * (`total` comes from another store and pages may overlap).
+   */
+  async messages(disputeId: string): Promise<DisputeMessage[]> {
+    const p = await this.messagesPage(disputeId, 1, DISPUTE_MESSAGES_MAX_PAGE);
+    return p.items;
+  }
+
+  /** Sends a reply. Not idempotent: never retried. See `replyOnce`. */
+  reply(req: ReplyRequest): Promise<boolean> {
+    validateRequest("disputes/reply", SPECS.reply, req);
+    return this.t.call(DISPUTE_OPS.reply, { body: compact({ ...req }) }, bool.transform((v) => v !== false));
+  }
+
+  /**
+   * Sends a reply unless it is already there: after an unknown outcome, reads the messages and
+   * resends only when no buyer message with the same text exists.
+   */
+  async replyOnce(req: ReplyRequest): Promise<{ sent: boolean; alreadyThere: boolean }> {
+    try {
+      await this.reply(req);
+      return { sent: true, alreadyThere: false };
+    } catch (error) {
+      if (!(error instanceof SvcError && error.outcomeUnknown)) throw error;
+      const text = req.messageText.trim();
+      const there = (await this.messages(req.disputeId)).some((m) => m.userType === "1" && (m.message ?? "").trim() === text);
+      if (there) return { sent: false, alreadyThere: true };
+      await this.reply(req);
+      return { sent: true, alreadyThere: false };
+    }
+  }
+
+  /** Copies a public file to a non-expiring service address. */
+  uploadFile(fileUrl: string): Promise<string> {
+    validateRequest("disputes/uploadFile", { fileUrl: { type: "string", required: true, max: 2000 } }, { fileUrl });
+    return this.t.call(DISPUTE_OPS.uploadFile, { body: { fileUrl } }, uploadFileSchema);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * A rate limiter per service account, shared by every process through the database
+ * (`RateBucket`), GCRA-style: each bucket holds the next time a call may start. Taking a slot is
+ * one atomic statement (INSERT … ON CONFLICT DO UPDATE … RETURNING), so it works the same on
+ * PostgreSQL and on the embedded PGlite reached through one connection, and N processes together
+ * stay inside the limit.
+ *
+ * Buckets: "query" (getOrderDetailBatch, getProofOfDelivery; `queryCallsPerSecond`, default 2)
+ * and "default" (everything else; `callsPerSecond`, default 1). A 1600200 reply slows the whole
+ * account down (`slowUntil`): intervals are multiplied by `slowFactor` until then.
+ */
+import type { PrismaClient } from "@prisma/client";
+import type { Bucket, Limiter } from "./transport.server";
+import { type Clock, systemClock } from "./clock";
+
+export interface RateLimiterOptions {
+  accountId: string;
+  callsPerSecond: number;
+  queryCallsPerSecond: number;
+  clock?: Clock;
+  /** Added to every interval: the server measures arrival, we measure departure. */
+  marginMs?: number;
+  slowFactor?: number;
+  slowForMs?: number;
+}
+
+export class DbRateLimiter implements Limiter {
+  private readonly clock: Clock;
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly opts: RateLimiterOptions,
+  ) {
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  intervalMs(bucket: Bucket): number {
+    const cps = bucket === "query" ? this.opts.queryCallsPerSecond : this.opts.callsPerSecond;
+    return Math.ceil(1000 / Math.max(cps, 0.001)) + (this.opts.marginMs ?? 60);
+  }
+
+  /** Reserves the next slot of the bucket; returns when it starts (epoch ms). */
+  async reserve(bucket: Bucket): Promise<number> {
+    const now = this.clock.now();
+    const interval = this.intervalMs(bucket);
+    const slow = interval * (this.opts.slowFactor ?? 3);
+    // The slot starts at max(nextAt, now); nextAt moves one interval (longer while slowed) past it.
+    const rows = await this.prisma.$queryRaw<Array<{ next_ms: number; applied: number }>>`
+      INSERT INTO "RateBucket" ("accountId", "bucket", "nextAt")
+      VALUES (${this.opts.accountId}, ${bucket},
+              to_timestamp((${now}::float8 + ${interval}::float8) / 1000) AT TIME ZONE 'UTC')
+      ON CONFLICT ("accountId", "bucket") DO UPDATE SET "nextAt" =
+        GREATEST("RateBucket"."nextAt", to_timestamp(${now}::float8 / 1000) AT TIME ZONE 'UTC')
+        + (CASE WHEN "RateBucket"."slowUntil" > to_timestamp(${now}::float8 / 1000) AT TIME ZONE 'UTC'
+                THEN ${slow}::float8 ELSE ${interval}::float8 END) * interval '1 millisecond'
+      RETURNING (EXTRACT(EPOCH FROM "nextAt") * 1000)::float8 AS next_ms,
+        (CASE WHEN "slowUntil" > to_timestamp(${now}::float8 / 1000) AT TIME ZONE 'UTC'
+              THEN ${slow}::float8 ELSE ${interval}::float8 END) AS applied`;
+    const row = rows[0];
+    if (!row) throw new Error("rate bucket reservation returned no row");
+    return Number(row.next_ms) - Number(row.applied);
+  }
+
+  async acquire(bucket: Bucket): Promise<void> {
+    const start = await this.reserve(bucket);
+    const wait = start - this.clock.now();
+    if (wait > 0) await this.clock.sleep(wait);
+  }
+
+  async onRateLimited(_bucket: Bucket): Promise<void> {
+    const until = new Date(this.clock.now() + (this.opts.slowForMs ?? 60_000));
+    await this.prisma.rateBucket.updateMany({ where: { accountId: this.opts.accountId }, data: { slowUntil: until } });
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * Tokens per service account (`SvcAccount`), stored encrypted, shared by every process:
+ *
+ * - a valid access token is used until `refreshMarginMs` before its returned expiry date;
+ * - then refreshAccessToken (while the refresh token is valid), trusting the returned dates;
+ * - then, for an API-key account, getAccessToken — at most once per 5 minutes per account across
+ *   all processes, enforced by a conditional UPDATE of `lastTokenRequestAt`; a process that loses
+ *   that race waits for the winner's token to appear in the database;
+ * - for an affiliated account whose refresh token expired: SvcReauthorizationRequiredError.
+ */
+import type { PrismaClient, SvcAccount } from "@prisma/client";
+import { decryptSecret, encryptSecret } from "../crypto.server";
+import { AuthResource, tokenColumns, type TokenRecord } from "./auth.server";
+import { type Clock, systemClock } from "./clock";
+import {
+  SvcAuthError,
+  SvcError,
+  SvcReauthorizationRequiredError,
+  SvcTokenCooldownError,
+} from "./errors";
+import type { TokenProvider } from "./transport.server";
+
+export const TOKEN_REQUEST_INTERVAL_MS = 5 * 60_000;
+
+export interface TokenManagerOptions {
+  clock?: Clock;
+  /** Refresh this long before the access token's expiry (default 1 hour). */
+  refreshMarginMs?: number;
+  /** How long a process waits for another process's getAccessToken (real time, default 20 s). */
+  waitForOtherMs?: number;
+  pollMs?: number;
+}
+
+export class TokenManager implements TokenProvider {
+  private readonly clock: Clock;
+  private known: string[] = [];
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    readonly accountId: string,
+    /** Auth operations on a transport without a token provider (same base URL and limiter). */
+    private readonly auth: AuthResource,
+    private readonly opts: TokenManagerOptions = {},
+  ) {
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  secrets(): string[] {
+    return this.known;
+  }
+
+  private remember(...values: Array<string | null | undefined>) {
+    for (const v of values) if (v && !this.known.includes(v)) this.known.push(v);
+    if (this.known.length > 20) this.known = this.known.slice(-20);
+  }
+
+  private async row(): Promise<SvcAccount> {
+    const row = await this.prisma.svcAccount.findUnique({ where: { id: this.accountId } });
+    if (!row) throw new SvcAuthError({ operation: "token", message: "service account not found" });
+    return row;
+  }
+
+  private usable(row: SvcAccount, marginMs: number): string | undefined {
+    if (!row.accessTokenEnc || !row.accessTokenExpiresAt) return undefined;
+    if (row.accessTokenExpiresAt.getTime() - marginMs <= this.clock.now()) return undefined;
+    const token = decryptSecret(row.accessTokenEnc);
+    this.remember(token);
+    return token;
+  }
+
+  async getToken(): Promise<string> {
+    const margin = this.opts.refreshMarginMs ?? 3600_000;
+    const row = await this.row();
+    const fresh = this.usable(row, margin);
+    if (fresh) return fresh;
+
+    if (row.refreshTokenEnc && row.refreshTokenExpiresAt && row.refreshTokenExpiresAt.getTime() > this.clock.now()) {
+      const refreshToken = decryptSecret(row.refreshTokenEnc);
+      this.remember(refreshToken);
+      try {
+        const rec = await this.auth.refreshAccessToken(refreshToken);
+        return await this.store(rec);
+      } catch (error) {
+        if (!(error instanceof SvcAuthError)) {
+          // Transient failure: an access token still inside its life is better than nothing.
+          const still = this.usable(row, 0);
+          if (still) return still;
+          throw error;
+        }
+        // The refresh token was refused: another process may have stored new tokens meanwhile.
+        const again = await this.row();
+        const other = this.usable(again, 0);
+        if (other && again.accessTokenEnc !== row.accessTokenEnc) return other;
+        await this.prisma.svcAccount.updateMany({
+          where: { id: this.accountId, refreshTokenEnc: row.refreshTokenEnc },
+          data: { refreshTokenEnc: null, refreshTokenExpiresAt: null },
+        });
+      }
+    }
+    const still = this.usable(row, 0);
+    if (still) return still;
+    if (row.authMethod === "apiKey" && row.apiKeyEnc) return this.obtainWithApiKey(row);
+    throw new SvcReauthorizationRequiredError({
+      operation: "token",
+      message: "the authorization has expired; the merchant must authorize again",
+    });
+  }
+
+  /** getAccessToken, at most once per 5 minutes per account across all processes. */
+  private async obtainWithApiKey(row: SvcAccount): Promise<string> {
+    const now = this.clock.now();
+    const claimed = await this.prisma.svcAccount.updateMany({
+      where: {
+        id: this.accountId,
+        OR: [{ lastTokenRequestAt: null }, { lastTokenRequestAt: { lte: new Date(now - TOKEN_REQUEST_INTERVAL_MS) } }],
+      },
+      data: { lastTokenRequestAt: new Date(now) },
+    });
+    if (claimed.count === 1) {
+      const apiKey = decryptSecret(row.apiKeyEnc!);
+      this.remember(apiKey);
+      const rec = await this.auth.getAccessToken(apiKey);
+      return this.store(rec, true);
+    }
+    // Another process holds the slot: wait (in real time) for its token to land.
+    const deadline = Date.now() + (this.opts.waitForOtherMs ?? 20_000);
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, this.opts.pollMs ?? 50));
+      const r = await this.row();
+      const token = this.usable(r, 0);
+      if (token) return token;
+    }
+    const last = (await this.row()).lastTokenRequestAt?.getTime() ?? now;
+    throw new SvcTokenCooldownError(
+      { operation: "getAccessToken", message: "a token was requested less than 5 minutes ago and none is available yet" },
+      Math.max(0, last + TOKEN_REQUEST_INTERVAL_MS - this.clock.now()),
+    );
+  }
+
+  private async store(rec: TokenRecord, withOpenId = false): Promise<string> {
+    this.remember(rec.accessToken, rec.refreshToken);
+    await this.prisma.svcAccount.update({
+      where: { id: this.accountId },
+      data: {
+        ...tokenColumns(rec, this.clock.now()),
+        ...(withOpenId && rec.openId ? { openId: rec.openId } : {}),
+      },
+    });
+    return rec.accessToken;
+  }
+
+  async onTokenRejected(token: string): Promise<void> {
+    const row = await this.row();
+    if (!row.accessTokenEnc) return;
+    let stored: string;
+    try {
+      stored = decryptSecret(row.accessTokenEnc);
+    } catch {
+      stored = "";
+    }
+    if (stored !== token) return; // another process already replaced it
+    await this.prisma.svcAccount.updateMany({
+      where: { id: this.accountId, accessTokenEnc: row.accessTokenEnc },
+      data: { accessTokenEnc: null, accessTokenExpiresAt: null },
+    });
+  }
+
+  /** Clears the stored tokens (after a logout at the service). */
+  async clearTokens(): Promise<void> {
+    await this.prisma.svcAccount.update({
+      where: { id: this.accountId },
+      data: { accessTokenEnc: null, accessTokenExpiresAt: null, refreshTokenEnc: null, refreshTokenExpiresAt: null },
+    });
+  }
+
+  /** The stored access token without any call (for logout). */
+  async currentToken(): Promise<string | undefined> {
+    return this.usable(await this.row(), 0);
+  }
+}
+
+/** Creates (or updates) the API-key account of a shop; the key is stored encrypted. */
+export async function saveApiKeyAccount(
+  prisma: PrismaClient,
+  input: { baseUrl: string; apiKey: string; shopDomain?: string | null; callsPerSecond?: number; queryCallsPerSecond?: number },
+): Promise<SvcAccount> {
+  const data = {
+    baseUrl: input.baseUrl,
+    authMethod: "apiKey",
+    apiKeyEnc: encryptSecret(input.apiKey),
+    accessTokenEnc: null,
+    accessTokenExpiresAt: null,
+    refreshTokenEnc: null,
+    refreshTokenExpiresAt: null,
+    ...(input.callsPerSecond ? { callsPerSecond: input.callsPerSecond } : {}),
+    ...(input.queryCallsPerSecond ? { queryCallsPerSecond: input.queryCallsPerSecond } : {}),
+  };
+  if (input.shopDomain) {
+    return prisma.svcAccount.upsert({
+      where: { shopDomain: input.shopDomain },
+      create: { shopDomain: input.shopDomain, ...data },
+      update: data,
+    });
+  }
+  return prisma.svcAccount.create({ data });
+}
+
+export function isSvcError(e: unknown): e is SvcError {
+  return e instanceof SvcError;
+}
