@@ -69,12 +69,12 @@ export const codeReceiverRequestSchema = z.looseObject({ code: z.string().min(1)
 export class AuthResource {
   constructor(private readonly t: Transport) {}
 
-  getAccessToken(apiKey: string): Promise<TokenRecord> {
+  async getAccessToken(apiKey: string): Promise<TokenRecord> {
     validateRequest("getAccessToken", { apiKey: { type: "string", required: true, max: 200 } }, { apiKey });
     return this.t.call(AUTH_OPS.getAccessToken, { body: { apiKey } }, tokenRecordSchema);
   }
 
-  refreshAccessToken(refreshToken: string): Promise<TokenRecord> {
+  async refreshAccessToken(refreshToken: string): Promise<TokenRecord> {
     validateRequest("refreshAccessToken", { refreshToken: { type: "string", required: true, max: 80 } }, { refreshToken });
     return this.t.call(AUTH_OPS.refreshAccessToken, { body: { refreshToken } }, tokenRecordSchema);
   }
@@ -84,7 +84,7 @@ export class AuthResource {
     return this.t.call(AUTH_OPS.logout, { token: opts.token }, z.unknown().transform((v) => v !== false));
   }
 
-  getAuthorizeUrl(req: GetAuthorizeUrlRequest): Promise<string> {
+  async getAuthorizeUrl(req: GetAuthorizeUrlRequest): Promise<string> {
     validateRequest("getAuthorizeUrl", authorizeUrlSpec, req);
     return this.t.call(
       AUTH_OPS.getAuthorizeUrl,
@@ -93,7 +93,7 @@ export class AuthResource {
     );
   }
 
-  exchangeAccessToken(code: string): Promise<TokenRecord> {
+  async exchangeAccessToken(code: string): Promise<TokenRecord> {
     validateRequest("exchangeAccessToken", { code: { type: "string", required: true, max: 100 } }, { code });
     return this.t.call(AUTH_OPS.exchangeAccessToken, { body: { code }, secrets: [code] }, tokenRecordSchema);
   }

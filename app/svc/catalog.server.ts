@@ -324,28 +324,28 @@ const SPECS = {
 export class CatalogResource {
   constructor(private readonly t: Transport) {}
 
-  categories(): Promise<CategoryTree> {
+  async categories(): Promise<CategoryTree> {
     return this.t.call(CATALOG_OPS.getCategory, {}, categoryTreeSchema);
   }
 
   /** Product list V2 (shape A; `items` are groups holding `productList`). */
-  listV2(q: ListV2Query = {}): Promise<Page<ListV2Group>> {
+  async listV2(q: ListV2Query = {}): Promise<Page<ListV2Group>> {
     validateRequest("listV2", SPECS.listV2, q);
     return this.t.call(CATALOG_OPS.listV2, { query: { ...q } }, page(listV2GroupSchema));
   }
 
   /** Product list V1 (shape B). */
-  list(q: ListV1Query = {}): Promise<Page<ProductSummaryV1>> {
+  async list(q: ListV1Query = {}): Promise<Page<ProductSummaryV1>> {
     validateRequest("list", SPECS.list, q);
     return this.t.call(CATALOG_OPS.list, { query: { ...q } }, page(productSummaryV1Schema));
   }
 
-  globalWarehouses(): Promise<GlobalWarehouse[]> {
+  async globalWarehouses(): Promise<GlobalWarehouse[]> {
     return this.t.call(CATALOG_OPS.globalWarehouseList, {}, arr(globalWarehouseSchema));
   }
 
   /** Product detail; exactly one of pid / productSku / variantSku. */
-  product(q: ProductQuery): Promise<ProductDetail> {
+  async product(q: ProductQuery): Promise<ProductDetail> {
     validateRequest("query", SPECS.query, q);
     const r = q as { pid?: string; productSku?: string; variantSku?: string };
     const given = [r.pid, r.productSku, r.variantSku].filter((v) => v !== undefined && v !== "").length;
@@ -354,26 +354,26 @@ export class CatalogResource {
   }
 
   /** Variants of a product (by pid or productSku). */
-  variants(q: ({ pid: string } | { productSku: string }) & { countryCode?: string }): Promise<Variant[]> {
+  async variants(q: ({ pid: string } | { productSku: string }) & { countryCode?: string }): Promise<Variant[]> {
     const r = q as { pid?: string; productSku?: string; countryCode?: string };
     validateRequest("variant/query", { countryCode: { type: "string", max: 2 } }, r);
     if (!r.pid && !r.productSku) validateRequest("variant/query", { "pid|productSku": { type: "string", required: true } }, {});
     return this.t.call(CATALOG_OPS.variantQuery, { query: { ...q } }, arr(variantSchema));
   }
 
-  variantByVid(vid: string): Promise<Variant> {
+  async variantByVid(vid: string): Promise<Variant> {
     validateRequest("variant/queryByVid", { vid: { type: "string", required: true, max: 200 } }, { vid });
     return this.t.call(CATALOG_OPS.queryByVid, { query: { vid } }, variantSchema);
   }
 
   /** Videos of a product (this operation answers `code` 0 on success). */
-  videos(productId: string): Promise<Video[]> {
+  async videos(productId: string): Promise<Video[]> {
     validateRequest("queryVideosByProductId", { productId: { type: "string", required: true, max: 100 } }, { productId });
     return this.t.call(CATALOG_OPS.queryVideosByProductId, { body: { productId } }, arr(videoSchema));
   }
 
   /** Adds a product to My Products; 1600000 when it is already there (not retried). */
-  addToMyProduct(productId: string): Promise<boolean> {
+  async addToMyProduct(productId: string): Promise<boolean> {
     validateRequest("addToMyProduct", { productId: { type: "string", required: true, max: 100 } }, { productId });
     return this.t.call(CATALOG_OPS.addToMyProduct, { body: { productId } }, bool.transform((v) => v !== false));
   }
@@ -408,17 +408,17 @@ export class ConnectionsResource {
   constructor(private readonly t: Transport) {}
 
   /** Connection list: `{total, list}` (shape B without page fields). */
-  list(q: ConnectionListQuery = {}): Promise<Page<Connection>> {
+  async list(q: ConnectionListQuery = {}): Promise<Page<Connection>> {
     validateRequest("connection/list", SPECS.connectionList, q);
     return this.t.call(CATALOG_OPS.connectionList, { query: { ...q } }, page(connectionSchema));
   }
 
-  create(req: CreateConnectionRequest): Promise<boolean> {
+  async create(req: CreateConnectionRequest): Promise<boolean> {
     validateRequest("connection/create", SPECS.connectionCreate, req);
     return this.t.call(CATALOG_OPS.connectionCreate, { body: compact({ ...req }) }, bool.transform((v) => v !== false));
   }
 
-  delete(req: DeleteConnectionRequest): Promise<boolean> {
+  async delete(req: DeleteConnectionRequest): Promise<boolean> {
     validateRequest("connection/delete", SPECS.connectionDelete, req);
     return this.t.call(CATALOG_OPS.connectionDelete, { query: { ...req } }, bool.transform((v) => v !== false));
   }

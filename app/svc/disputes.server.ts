@@ -188,23 +188,23 @@ const SPECS = {
 export class DisputesResource {
   constructor(private readonly t: Transport) {}
 
-  products(orderId: string): Promise<DisputeProducts> {
+  async products(orderId: string): Promise<DisputeProducts> {
     validateRequest("disputeProducts", { orderId: { type: "string", required: true, max: 100 } }, { orderId });
     return this.t.call(DISPUTE_OPS.disputeProducts, { query: { orderId } }, disputeProductsSchema);
   }
 
-  confirmInfo(orderId: string, productInfoList: DisputeLineInput[]): Promise<DisputeConfirmInfo> {
+  async confirmInfo(orderId: string, productInfoList: DisputeLineInput[]): Promise<DisputeConfirmInfo> {
     const body = { orderId, productInfoList };
     validateRequest("disputeConfirmInfo", SPECS.confirm, body);
     return this.t.call(DISPUTE_OPS.disputeConfirmInfo, { body }, disputeConfirmInfoSchema);
   }
 
-  create(req: CreateDisputeRequest): Promise<boolean> {
+  async create(req: CreateDisputeRequest): Promise<boolean> {
     validateRequest("disputes/create", SPECS.create, req);
     return this.t.call(DISPUTE_OPS.create, { body: compact({ ...req }) }, bool.transform((v) => v !== false));
   }
 
-  cancel(orderId: string, disputeId: string): Promise<boolean> {
+  async cancel(orderId: string, disputeId: string): Promise<boolean> {
     const body = { orderId, disputeId };
     validateRequest(
       "disputes/cancel",
@@ -214,7 +214,7 @@ export class DisputesResource {
     return this.t.call(DISPUTE_OPS.cancel, { body }, bool.transform((v) => v !== false));
   }
 
-  list(q: DisputeListQuery = {}): Promise<Page<DisputeRecord>> {
+  async list(q: DisputeListQuery = {}): Promise<Page<DisputeRecord>> {
     validateRequest("getDisputeList", SPECS.list, q);
     if ((q.startDate === undefined) !== (q.endDate === undefined)) {
       validateRequest("getDisputeList", { "startDate|endDate": { type: "int", required: true } }, {});
@@ -228,12 +228,12 @@ export class DisputesResource {
     return this.t.call(DISPUTE_OPS.getDisputeList, { query: { ...q, status } }, page(disputeRecordSchema));
   }
 
-  detail(disputeId: string): Promise<DisputeDetail> {
+  async detail(disputeId: string): Promise<DisputeDetail> {
     validateRequest("getDisputeDetail", { disputeId: { type: "string", required: true, max: 100 } }, { disputeId });
     return this.t.call(DISPUTE_OPS.getDisputeDetail, { query: { disputeId } }, disputeDetailSchema);
   }
 
-  messagesPage(disputeId: string, pageNum = 1, pageSize = 10): Promise<Page<DisputeMessage>> {
+  async messagesPage(disputeId: string, pageNum = 1, pageSize = 10): Promise<Page<DisputeMessage>> {
     const body = { disputeId, pageNum, pageSize };
     validateRequest(
       "getDisputeMessages",
@@ -257,7 +257,7 @@ export class DisputesResource {
   }
 
   /** Sends a reply. Not idempotent: never retried. See `replyOnce`. */
-  reply(req: ReplyRequest): Promise<boolean> {
+  async reply(req: ReplyRequest): Promise<boolean> {
     validateRequest("disputes/reply", SPECS.reply, req);
     return this.t.call(DISPUTE_OPS.reply, { body: compact({ ...req }) }, bool.transform((v) => v !== false));
   }
@@ -281,7 +281,7 @@ export class DisputesResource {
   }
 
   /** Copies a public file to a non-expiring service address. */
-  uploadFile(fileUrl: string): Promise<string> {
+  async uploadFile(fileUrl: string): Promise<string> {
     validateRequest("disputes/uploadFile", { fileUrl: { type: "string", required: true, max: 2000 } }, { fileUrl });
     return this.t.call(DISPUTE_OPS.uploadFile, { body: { fileUrl } }, uploadFileSchema);
   }

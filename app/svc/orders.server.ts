@@ -311,22 +311,22 @@ const idsSpec: ObjectSpec = {
 export class OrdersResource {
   constructor(private readonly t: Transport) {}
 
-  createOrderV2(req: CreateOrderV2Request): Promise<OrderCreation> {
+  async createOrderV2(req: CreateOrderV2Request): Promise<OrderCreation> {
     validateOrder("createOrderV2", "V2", req);
     return this.t.call(ORDER_OPS.createOrderV2, { body: compact({ ...req }) }, orderCreationSchema);
   }
 
-  createOrderV3(req: CreateOrderV3Request): Promise<OrderCreation> {
+  async createOrderV3(req: CreateOrderV3Request): Promise<OrderCreation> {
     validateOrder("createOrderV3", "V3", req);
     return this.t.call(ORDER_OPS.createOrderV3, { body: compact({ ...req }) }, orderCreationSchema);
   }
 
-  addCart(svcOrderIdList: string[]) {
+  async addCart(svcOrderIdList: string[]) {
     validateRequest("addCart", { svcOrderIdList: { type: "stringArray", required: true, minItems: 1 } }, { svcOrderIdList });
     return this.t.call(ORDER_OPS.addCart, { body: { svcOrderIdList } }, addCartSchema);
   }
 
-  addCartConfirm(svcOrderIdList: string[]) {
+  async addCartConfirm(svcOrderIdList: string[]) {
     validateRequest(
       "addCartConfirm",
       { svcOrderIdList: { type: "stringArray", required: true, minItems: 1 } },
@@ -335,7 +335,7 @@ export class OrdersResource {
     return this.t.call(ORDER_OPS.addCartConfirm, { body: { svcOrderIdList } }, addCartConfirmSchema);
   }
 
-  saveGenerateParentOrder(shipmentOrderId: string): Promise<ParentOrder> {
+  async saveGenerateParentOrder(shipmentOrderId: string): Promise<ParentOrder> {
     validateRequest(
       "saveGenerateParentOrder",
       { shipmentOrderId: { type: "string", required: true, max: 200 } },
@@ -345,7 +345,7 @@ export class OrdersResource {
   }
 
   /** One call: at most 100 ids (checked before sending). */
-  getOrderDetailBatch(orderIds: string[]): Promise<OrderRecord[]> {
+  async getOrderDetailBatch(orderIds: string[]): Promise<OrderRecord[]> {
     validateRequest("getOrderDetailBatch", idsSpec, { orderIds });
     return this.t.call(ORDER_OPS.getOrderDetailBatch, { body: { orderIds } }, arr(orderRecordSchema));
   }
@@ -358,7 +358,7 @@ export class OrdersResource {
     return out;
   }
 
-  getProofOfDelivery(orderIds: string[]): Promise<ProofOfDelivery[]> {
+  async getProofOfDelivery(orderIds: string[]): Promise<ProofOfDelivery[]> {
     validateRequest("getProofOfDelivery", idsSpec, { orderIds });
     return this.t.call(ORDER_OPS.getProofOfDelivery, { body: { orderIds } }, arr(proofOfDeliverySchema));
   }
@@ -431,7 +431,7 @@ export class LogisticsResource {
   constructor(private readonly t: Transport) {}
 
   /** Changes the logistics of an order at or before add-to-cart (8002 otherwise). */
-  updateLogistics(req: UpdateLogisticsRequest) {
+  async updateLogistics(req: UpdateLogisticsRequest) {
     validateRequest(
       "updateLogistics",
       {
@@ -446,7 +446,7 @@ export class LogisticsResource {
   }
 
   /** Sandbox only: sets the tracking number of a paid sandbox order (repeatable, last wins). */
-  updateSandboxTrackNumber(orderId: string, trackNumber: string): Promise<boolean> {
+  async updateSandboxTrackNumber(orderId: string, trackNumber: string): Promise<boolean> {
     validateRequest(
       "sandbox/updateTrackNumber",
       { orderId: { type: "string", required: true, max: 200 }, trackNumber: { type: "string", required: true, max: 64 } },
@@ -466,13 +466,13 @@ export class PaymentResource {
   }
 
   /** Pays one order from the balance. Never retried: check the order's state before paying again. */
-  payBalance(orderId: string): Promise<void> {
+  async payBalance(orderId: string): Promise<void> {
     validateRequest("payBalance", { orderId: { type: "string", required: true, max: 200 } }, { orderId });
     return this.t.call(ORDER_OPS.payBalance, { body: { orderId } }, nothing);
   }
 
   /** Pays a parent order from the balance. Never retried. */
-  payBalanceV2(shipmentOrderId: string, payId?: string): Promise<void> {
+  async payBalanceV2(shipmentOrderId: string, payId?: string): Promise<void> {
     const body = compact({ shipmentOrderId, payId });
     validateRequest(
       "payBalanceV2",

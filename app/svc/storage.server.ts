@@ -222,23 +222,23 @@ const SPECS = {
 export class InventoryResource {
   constructor(private readonly t: Transport) {}
 
-  querySpuPage(q: SpuPageQuery = {}): Promise<Page<SpuRecord>> {
+  async querySpuPage(q: SpuPageQuery = {}): Promise<Page<SpuRecord>> {
     validateRequest("querySpuPage", SPECS.querySpuPage, q);
     return this.t.call(STORAGE_OPS.querySpuPage, { body: compact({ ...q }) }, page(spuRecordSchema));
   }
-  querySkuListByProductId(q: SkuListQuery): Promise<SkuRecord[]> {
+  async querySkuListByProductId(q: SkuListQuery): Promise<SkuRecord[]> {
     validateRequest("querySkuListByProductId", SPECS.querySkuListByProductId, q);
     return this.t.call(STORAGE_OPS.querySkuListByProductId, { body: compact({ ...q }) }, arr(skuRecordSchema));
   }
-  querySkuDetailPage(q: SkuDetailPageQuery = {}): Promise<Page<SkuDetailRecord>> {
+  async querySkuDetailPage(q: SkuDetailPageQuery = {}): Promise<Page<SkuDetailRecord>> {
     validateRequest("querySkuDetailPage", SPECS.querySkuDetailPage, q);
     return this.t.call(STORAGE_OPS.querySkuDetailPage, { body: compact({ ...q }) }, page(skuDetailRecordSchema));
   }
-  querySkuDetailListBySku(q: SkuBatchQuery): Promise<BatchRecord[]> {
+  async querySkuDetailListBySku(q: SkuBatchQuery): Promise<BatchRecord[]> {
     validateRequest("querySkuDetailListBySku", SPECS.querySkuDetailListBySku, q);
     return this.t.call(STORAGE_OPS.querySkuDetailListBySku, { body: compact({ ...q }) }, arr(batchRecordSchema));
   }
-  querySkuFlowByCondition(q: SkuFlowQuery = {}): Promise<Page<FlowRecord>> {
+  async querySkuFlowByCondition(q: SkuFlowQuery = {}): Promise<Page<FlowRecord>> {
     validateRequest("querySkuFlowByCondition", SPECS.querySkuFlowByCondition, q);
     return this.t.call(STORAGE_OPS.querySkuFlowByCondition, { body: compact({ ...q }) }, page(flowRecordSchema));
   }
@@ -247,13 +247,13 @@ export class InventoryResource {
 export class WarehouseResource {
   constructor(private readonly t: Transport) {}
 
-  detail(id: string): Promise<Storage> {
+  async detail(id: string): Promise<Storage> {
     validateRequest("warehouse/detail", { id: { type: "string", required: true, max: 200 } }, { id });
     return this.t.call(STORAGE_OPS.warehouseDetail, { query: { id } }, storageSchema);
   }
 
   /** Photos of orders being processed in a warehouse (syncStorehouseVideoRequests). */
-  orderPhotos(orderIdList: string[]): Promise<PhotoRecord[]> {
+  async orderPhotos(orderIdList: string[]): Promise<PhotoRecord[]> {
     validateRequest(
       "syncStorehouseVideoRequests",
       { orderIdList: { type: "stringArray", required: true, minItems: 1 } },
@@ -283,7 +283,7 @@ export class WebhooksResource {
   constructor(private readonly t: Transport) {}
 
   /** webhook/set. One callback address per section (Part 1 §2.6). */
-  set(settings: WebhookSettings): Promise<boolean> {
+  async set(settings: WebhookSettings): Promise<boolean> {
     validateRequest(
       "webhook/set",
       {

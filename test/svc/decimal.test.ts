@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  addMoney,
+  compareMoney,
+  fromCents,
+  multiplyMoney,
+  subtractMoney,
+  toCents,
+  toMoney,
+  DecimalError,
+} from "../../app/svc/decimal";
+import { parseJsonLossless } from "../../app/svc/json";
+
+describe("exact decimal money", () => {
+  it("normalises strings and numbers to canonical text without float drift", () => {
+    expect(toMoney("12.5")).toBe("12.50");
+    expect(toMoney(12.5)).toBe("12.50");
+    expect(toMoney("0.1")).toBe("0.10");
+    expect(toMoney(7)).toBe("7.00");
+    expect(toMoney("-3.456")).toBe("-3.456");
+    expect(toMoney(1e-7)).toBe("0.0000001");
+    expect(toMoney("1234567890123456.78")).toBe("1234567890123456.78");
+  });
+
+  it("adds, subtracts and multiplies exactly", () => {
+    expect(addMoney("0.1", "0.2")).toBe("0.30");
+    expect(0.1 + 0.2).not.toBe(0.3); // what floats would have done
+    expect(addMoney("9999999999999999.99", "0.01")).toBe("10000000000000000.00");
+    expect(subtractMoney("10.00", "0.01")).toBe("9.99");
+    expect(multiplyMoney("19.99", 3)).toBe("59.97");
+    expect(compareMoney("10", "9.99")).toBe(1);
+    expect(compareMoney("1.10", "1.1")).toBe(0);
+  });
+
+  it("converts to and from cents", () => {
+    expect(toCents("12.34")).toBe(1234n);
+    expect(toCents("12.3")).toBe(1230n);
+    expect(toCents("12.340")).toBe(1234n);
+    expect(() => toCents("12.345")).toThrow(DecimalError);
+    expect(fromCents(-5n)).toBe("-0.05");
+  });
+
+  it("rejects non-decimals", () => {
+    expect(() => toMoney("abc")).toThrow(DecimalError);
+    expect(() => toMoney(Number.NaN)).toThrow(DecimalError);
+  });
+
+  it("parses JSON without losing digits of long numbers or money", () => {
+    const v = parseJsonLossless('{"openId":1234567890123456789,"amount":12.50,"n":3,"x":0.1}') as Record<string, unknown>;
+    expect(v.openId).toBe("1234567890123456789");
+    expect(v.amount).toBe("12.50");
+    expect(v.n).toBe(3);
+    expect(v.x).toBe(0.1);
+  });
+});
