@@ -75,9 +75,7 @@ export const handlers: Record<string, JobHandler> = {
   [jobKindFor("shopify", "app/scopes_update")]: async (ctx) => {
     const event = await loadEvent(ctx);
     if (!event) return { skipped: "event gone" };
-    const current = z
-      .object({ current: z.array(z.string()) })
-      .safeParse(event.payload);
+    const current = z.object({ current: z.array(z.string()) }).safeParse(event.payload);
     if (!current.success) throw new PermanentJobError("scopes_update payload without `current`");
     await ctx.commit((tx) =>
       tx.shop.updateMany({

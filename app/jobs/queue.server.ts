@@ -230,6 +230,8 @@ export async function buryExpired(db: PrismaClient): Promise<number> {
 /** An error as text for `lastError`: message only, bounded; never a request or its headers. */
 export function errorMessage(error: unknown): string {
   const text =
-    error instanceof Error ? `${error.name}: ${error.message}` : `Non-error thrown: ${String(error)}`;
+    error instanceof Error
+      ? `${error.name}: ${error.message}`
+      : `Non-error thrown: ${String(error)}`;
   return text.slice(0, 2000);
 }

@@ -33,7 +33,10 @@ export interface JobContext {
    * Runs `fn` in a transaction that also marks the job completed: what `fn` writes is the
    * job's outcome, recorded exactly once (if the lease was lost, it all rolls back).
    */
-  commit<T>(fn: (tx: Prisma.TransactionClient) => Promise<T>, result?: Prisma.InputJsonValue): Promise<T>;
+  commit<T>(
+    fn: (tx: Prisma.TransactionClient) => Promise<T>,
+    result?: Prisma.InputJsonValue,
+  ): Promise<T>;
 }
 
 export type JobHandler = (ctx: JobContext) => Promise<Prisma.InputJsonValue | void>;

@@ -62,7 +62,8 @@ export function validSign(raw: Buffer, sign: string, openId: string): boolean {
 
 export async function receiveSvcWebhook(request: Request, secret: string): Promise<Response> {
   if (request.method !== "POST") return reply(405, { code: 405, result: "method not allowed" });
-  if (!/^[A-Za-z0-9_-]{16,128}$/.test(secret)) return reply(404, { code: 404, result: "not found" });
+  if (!/^[A-Za-z0-9_-]{16,128}$/.test(secret))
+    return reply(404, { code: 404, result: "not found" });
   const account = await prisma.svcAccount.findUnique({
     where: { webhookSecret: secret },
     select: { id: true, shopDomain: true, openId: true },

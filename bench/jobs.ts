@@ -1,0 +1,47 @@
+/**
+ * `npm run bench:jobs`: N worker processes on PostgreSQL run M jobs; prints one JSON object
+ * with the throughput and the exactly-once check. Uses a fresh schema on BENCH_DATABASE_URL
+ * (default: the local server's `test` database) and drops it afterwards.
+ *
+ *   npm run bench:jobs -- --jobs 5000 --workers 4 --concurrency 4
+ */
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { PrismaClient } from "@prisma/client";
+import { pgAdapterFor } from "../app/db.server";
+import { applyMigrations } from "../app/db/migrations.server";
+import { runMultiWorker } from "../test/helpers/multi-worker";
+import { pgRunner, withPgClient } from "../test/helpers/pg";
+
+const { values } = parseArgs({
+  options: {
+    jobs: { type: "string", default: "5000" },
+    workers: { type: "string", default: "4" },
+    concurrency: { type: "string", default: "4" },
+  },
+});
+const server = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const schema = `bench_${randomBytes(4).toString("hex")}`;
+
+await withPgClient(server, async (c) => {
+  await c.query(`CREATE SCHEMA "${schema}"`);
+  await c.query(`SET search_path TO "${schema}"`);
+  await applyMigrations(pgRunner(c));
+});
+const url = new URL(server);
+url.searchParams.set("schema", schema);
+const db = new PrismaClient({ adapter: pgAdapterFor(url.toString(), 4) });
+try {
+  const result = await runMultiWorker(db, {
+    url: url.toString(),
+    jobs: Number(values.jobs),
+    workers: Number(values.workers),
+    concurrency: Number(values.concurrency),
+    timeoutMs: 600_000,
+  });
+  console.log(JSON.stringify({ bench: "jobs", database: "postgresql", ...result }));
+  if (result.runTwice || result.neverRun || result.completed !== result.jobs) process.exitCode = 1;
+} finally {
+  await db.$disconnect();
+  await withPgClient(server, (c) => c.query(`DROP SCHEMA "${schema}" CASCADE`));
+}
