@@ -44,20 +44,23 @@ export async function* paginate<T>(
 export async function* iterateListV2(
   catalog: CatalogResource,
   query: Omit<ListV2Query, "page" | "size"> = {},
-  size = LIST_V2_LIMITS.maxSize,
+  size: number = LIST_V2_LIMITS.maxSize,
 ): AsyncGenerator<ProductSummaryV2, void, undefined> {
   const pageSize = Math.min(Math.max(1, size), LIST_V2_LIMITS.maxSize);
   let count = 0;
-  const groups = paginate((page, s) => catalog.listV2({ ...query, page, size: s }), {
-    pageSize,
-    maxPage: LIST_V2_LIMITS.maxPage,
-  });
-  for await (const group of groups) {
-    for (const product of group.productList) {
+  // `content` holds groups of products; totalRecords counts products (capped at 6000).
+  for (let page = 1; page <= LIST_V2_LIMITS.maxPage; page++) {
+    const p = await catalog.listV2({ ...query, page, size: pageSize });
+    const products = p.items.flatMap((g) => g.productList);
+    for (const product of products) {
       if (count >= LIST_V2_LIMITS.maxRecords) return;
       count++;
       yield product;
     }
+    const limit = Math.min(p.total ?? Number.POSITIVE_INFINITY, LIST_V2_LIMITS.maxRecords);
+    if (products.length === 0 || count >= limit) return;
+    if (p.totalPages !== undefined && page >= p.totalPages) return;
+    if (p.total === undefined && p.totalPages === undefined && products.length < pageSize) return;
   }
 }
 
