@@ -1,0 +1,183 @@
+/**
+ * The fulfilment-service simulator: an HTTP server that behaves like the service of
+ * /work/shared/spec (see README.md in this folder). Start one per test file:
+ *
+ *   const sim = await startServiceSim();
+ *   const { apiKey } = sim.createAccount({ balance: "100.00" });
+ *   // point the client at `${sim.url}` and call `${sim.url}/api2.0/v1/...`
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { handleAdmin } from "./admin";
+import { createAccount, type CreateAccountOptions } from "./auth";
+import { buildCatalog } from "./catalog";
+import { createClock, type SimClock } from "./clock";
+import { upsertConnection } from "./connections";
+import type { SimRuntime } from "./context";
+import { Faults, type FaultConfig } from "./faults";
+import { formatMoney, parseMoney } from "./money";
+import { connectPendingOrders, deliverOrder, shipOrder, type ShipOptions } from "./orders";
+import { RateLimiter } from "./ratelimit";
+import { handleApi, sendJson } from "./server";
+import { createState, findOrder, type CallRecord, type SimOrder, type SimState } from "./state";
+import { WebhookDispatcher } from "./webhooks";
+import { setDisputeStatus } from "./disputes";
+
+export type { SimOrder, SimOrderLine, OrderStatus } from "./state";
+export type { FaultConfig } from "./faults";
+export { signBody } from "./webhooks";
+export { Codes } from "./envelope";
+
+export interface ServiceSimOptions {
+  port?: number; // default 0 (random), host 127.0.0.1
+  latencyMs?: number; // added to every API call, default 0
+  allowLoopbackWebhooks?: boolean; // default false: webhook/set rejects local/loopback hosts with 1607001
+  catalogSize?: number; // default 300 products, deterministic (seeded), each with variants
+  enforceRateLimits?: boolean; // default true
+  /** Minimum interval between getAccessToken calls of one account (default 5 minutes). */
+  getAccessTokenIntervalMs?: number;
+  /** Catalog seed (default fixed). */
+  seed?: number;
+}
+
+export interface ServiceSim {
+  url: string;
+  clock: SimClock;
+  createAccount(opts?: CreateAccountOptions): { accountId: string; apiKey: string; openId: string };
+  setBalance(accountId: string, amount: string): void;
+  getBalance(accountId: string): string;
+  setRateLimits(accountId: string, limits: { callsPerSecond?: number; queryCallsPerSecond?: number }): void;
+  setLatency(ms: number): void;
+  setFaults(f: FaultConfig): void;
+  clearFaults(): void;
+  calls(filter?: { op?: string; accountId?: string }): CallRecord[];
+  orders(filter?: { accountId?: string }): SimOrder[];
+  order(idOrNumber: string): SimOrder | undefined;
+  connectShopProduct(accountId: string, storeProductId: string, storeVariantId: string, catalogVid: string): void;
+  ship(orderId: string, opts?: ShipOptions): void;
+  deliver(orderId: string): void;
+  setDisputeStatus(disputeId: string, status: number, supportMessage?: string): void;
+  deliverPendingWebhooks(): Promise<void>;
+  webhookDeliveries(): Array<{ messageId: string; type: string; url: string; attempts: number; delivered: boolean; body: unknown; messageType: string; dropped: boolean; gaveUp: boolean; accountId: string }>;
+  /** Internal state, for the admin API and unusual assertions. */
+  readonly state: SimState;
+  close(): Promise<void>;
+}
+
+export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<ServiceSim> {
+  const clock = createClock();
+  const state = createState(clock, buildCatalog(opts.catalogSize ?? 300, opts.seed));
+  const faults = new Faults();
+  const webhooks = new WebhookDispatcher(state, clock, faults);
+  let latencyMs = opts.latencyMs ?? 0;
+  let baseUrl = "";
+  const rt: SimRuntime = {
+    state,
+    webhooks,
+    limiter: new RateLimiter(clock),
+    baseUrl: () => baseUrl,
+    options: {
+      allowLoopbackWebhooks: opts.allowLoopbackWebhooks ?? false,
+      enforceRateLimits: opts.enforceRateLimits ?? true,
+      getAccessTokenIntervalMs: opts.getAccessTokenIntervalMs ?? 5 * 60_000,
+    },
+  };
+
+  const account = (id: string) => {
+    const a = state.accounts.get(id);
+    if (!a) throw new Error(`account ${id} not found`);
+    return a;
+  };
+  const orderOrThrow = (id: string) => {
+    const o = findOrder(state, id);
+    if (!o) throw new Error(`order ${id} not found`);
+    return o;
+  };
+
+  const sim: ServiceSim = {
+    url: "",
+    clock,
+    state,
+    createAccount(o) {
+      const a = createAccount(state, o);
+      return { accountId: a.accountId, apiKey: a.apiKey ?? "", openId: a.openId };
+    },
+    setBalance(id, amount) {
+      account(id).balance = parseMoney(amount);
+    },
+    getBalance: (id) => formatMoney(account(id).balance),
+    setRateLimits(id, limits) {
+      const a = account(id);
+      if (limits.callsPerSecond !== undefined) a.callsPerSecond = limits.callsPerSecond;
+      if (limits.queryCallsPerSecond !== undefined) a.queryCallsPerSecond = limits.queryCallsPerSecond;
+    },
+    setLatency(ms) {
+      latencyMs = Math.max(0, ms);
+    },
+    setFaults: (f) => faults.set(f),
+    clearFaults: () => faults.clear(),
+    calls: (f = {}) => state.calls.filter((c) => (!f.op || c.op === f.op) && (!f.accountId || c.accountId === f.accountId)),
+    orders: (f = {}) => [...state.orders.values()].filter((o) => !f.accountId || o.accountId === f.accountId),
+    order: (id) => findOrder(state, id),
+    connectShopProduct(accountId, storeProductId, storeVariantId, catalogVid) {
+      const a = account(accountId);
+      const v = state.catalog.variantByVid.get(catalogVid);
+      if (!v) throw new Error(`catalog variant ${catalogVid} not found`);
+      upsertConnection(rt, a, {
+        shopId: a.shopId,
+        platformProductId: storeProductId,
+        platformVariantId: storeVariantId,
+        svcProductId: v.pid,
+        svcVariantId: v.vid,
+        defaultArea: 1,
+        logistics: "SvcPacket Ordinary",
+      });
+      connectPendingOrders(rt, a);
+    },
+    ship: (id, o) => shipOrder(rt, orderOrThrow(id), o),
+    deliver: (id) => deliverOrder(rt, orderOrThrow(id)),
+    setDisputeStatus: (id, status, msg) => setDisputeStatus(state, id, status, msg),
+    deliverPendingWebhooks: () => webhooks.deliverPending(),
+    webhookDeliveries: () =>
+      webhooks.deliveries.map((d) => ({
+        messageId: d.messageId,
+        type: d.type,
+        messageType: d.messageType,
+        url: d.url,
+        attempts: d.attempts,
+        delivered: d.delivered,
+        dropped: d.dropped,
+        gaveUp: d.gaveUp,
+        accountId: d.accountId,
+        body: d.body,
+      })),
+    async close() {
+      webhooks.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+
+  const front = { rt, faults, latencyMs: () => latencyMs };
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://sim.local");
+    const run = url.pathname.startsWith("/__sim/") || url.pathname === "/__sim"
+      ? handleAdmin(sim, faults, req, res, url)
+      : handleApi(front, req, res, url);
+    run.catch((e: unknown) => {
+      console.error("[service-sim] request failed:", e);
+      sendJson(res, 500, { error: e instanceof Error ? e.message : String(e) });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  baseUrl = `http://127.0.0.1:${port}`;
+  sim.url = baseUrl;
+  webhooks.start();
+  return sim;
+}
