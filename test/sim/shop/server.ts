@@ -1,0 +1,709 @@
+/**
+ * The shop simulator: a node:http server that answers the Admin GraphQL API
+ * (`POST /admin/api/<version>/graphql.json`) for the operations the app uses, from its own
+ * state, checking `X-Shopify-Access-Token`; sends webhooks signed with a real HMAC; and offers
+ * a small admin API under `/__sim/…` for other processes.
+ *
+ * Which shop a GraphQL request is for: Shopify knows it from the host name. Requests routed
+ * here (see route-shopify.ts) carry it in `X-Sim-Shop-Domain`; a path prefix
+ * `/shops/<domain>/admin/api/…` works too (handy with curl).
+ */
+import { randomBytes } from "node:crypto";
+import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { GqlError, execute, parse, validate } from "./gql";
+import { type Ctx, schema } from "./schema";
+import {
+  type FulfillmentRec,
+  type OrderRec,
+  type RiskRecommendation,
+  type ShopRec,
+  type SimAddress,
+  gid,
+} from "./state";
+import { orderPayload, productPayload, webhookHeaders } from "./webhooks";
+
+export interface SimProduct {
+  id: string;
+  legacyId: number;
+  title: string;
+  handle: string;
+  variants: { id: string; legacyId: number; sku: string; price: string; title: string }[];
+}
+
+export interface SimOrder {
+  id: string;
+  legacyId: number;
+  name: string;
+  lineItems: {
+    id: string;
+    legacyId: number;
+    variantId: string | null;
+    sku: string;
+    quantity: number;
+  }[];
+  fulfillmentOrders: {
+    id: string;
+    status: string;
+    locationId: string;
+    lineItems: {
+      id: string;
+      lineItemId: string;
+      totalQuantity: number;
+      remainingQuantity: number;
+    }[];
+  }[];
+  displayFulfillmentStatus: string;
+}
+
+export interface SimFulfillment {
+  id: string;
+  orderId: string;
+  status: string;
+  tracking: { number: string | null; url: string | null; company: string | null }[];
+  lineItems: { lineItemId: string; quantity: number }[];
+  notifications: number;
+}
+
+export interface GraphqlCall {
+  shop: string | null;
+  apiVersion: string;
+  operationName: string | null;
+  variables: Record<string, unknown>;
+  status: number;
+}
+
+export interface PlaceOrderInput {
+  lines: { variantId: string; quantity: number; location?: string; requiresShipping?: boolean }[];
+  shippingAddress?: SimAddress | null;
+  /** A risk level (LOW → ACCEPT, MEDIUM → INVESTIGATE, HIGH → CANCEL) or the recommendation. */
+  risk?: "LOW" | "MEDIUM" | "HIGH" | RiskRecommendation;
+  email?: string | null;
+  financialStatus?: OrderRec["financialStatus"];
+  currency?: string;
+}
+
+export interface ShopSim {
+  url: string;
+  apiSecret: string;
+  appUrl: string | undefined;
+  addShop(domain: string, opts?: { accessToken?: string }): { domain: string; accessToken: string };
+  /** Replaces the shop's installed token (the old one then gets 401). */
+  rotateToken(domain: string, accessToken?: string): string;
+  addProduct(
+    domain: string,
+    p: {
+      title: string;
+      handle?: string;
+      image?: string;
+      optionNames?: string[];
+      variants: { sku: string; price: string; title?: string; options?: string[] }[];
+    },
+  ): SimProduct;
+  updateProduct(domain: string, productId: string, patch: { title?: string }): SimProduct;
+  placeOrder(domain: string, o: PlaceOrderInput): SimOrder;
+  cancelOrder(domain: string, orderId: string, reason?: string): SimOrder;
+  order(domain: string, orderId: string): SimOrder;
+  orders(domain: string): SimOrder[];
+  products(domain: string): SimProduct[];
+  fulfillments(domain: string, orderId: string): SimFulfillment[];
+  graphqlCalls(): GraphqlCall[];
+  /** Answer the next `count` GraphQL calls of the shop with THROTTLED. */
+  throttleNext(domain: string, count: number): void;
+  /** Answer the next `count` GraphQL calls of the shop with this HTTP status. */
+  failNext(domain: string, status: number, count?: number): void;
+  /**
+   * POSTs a webhook to the app: `${appUrl}${path}` (default path `/webhooks/<topic>`), signed
+   * with the API secret (or forged). `payload` is sent as is.
+   */
+  sendWebhook(
+    domain: string,
+    topic: string,
+    payload: unknown,
+    opts?: { forge?: boolean; eventId?: string; webhookId?: string; path?: string; url?: string },
+  ): Promise<Response>;
+  /** The REST-style payload of an order or product, for sendWebhook. */
+  orderWebhookPayload(domain: string, orderId: string): Record<string, unknown>;
+  productWebhookPayload(domain: string, productId: string): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+const API_VERSION_RE = /^\/(?:shops\/([^/]+)\/)?admin\/api\/(\d{4}-\d{2}|unstable)\/graphql\.json$/;
+export const SIM_API_VERSION = "2026-10";
+
+function riskOf(r: PlaceOrderInput["risk"]): {
+  risk: RiskRecommendation;
+  level: OrderRec["riskLevel"];
+} {
+  switch (r) {
+    case undefined:
+    case "LOW":
+      return { risk: "ACCEPT", level: "LOW" };
+    case "MEDIUM":
+      return { risk: "INVESTIGATE", level: "MEDIUM" };
+    case "HIGH":
+      return { risk: "CANCEL", level: "HIGH" };
+    case "NONE":
+      return { risk: "NONE", level: "NONE" };
+    default:
+      return { risk: r, level: r === "ACCEPT" ? "LOW" : r === "INVESTIGATE" ? "MEDIUM" : "HIGH" };
+  }
+}
+
+export async function startShopSim(
+  opts: { port?: number; apiSecret?: string; appUrl?: string; host?: string } = {},
+): Promise<ShopSim> {
+  const apiSecret = opts.apiSecret ?? "test-api-secret";
+  const shops = new Map<string, ShopRec>();
+  const calls: GraphqlCall[] = [];
+  let seq = 1000;
+  const nextId = () => ++seq * 7 + 1_000_000; // not consecutive, like Shopify's ids
+  const now = () => new Date().toISOString();
+
+  const shopOf = (domain: string): ShopRec => {
+    const s = shops.get(domain.toLowerCase());
+    if (!s) throw new Error(`sim: unknown shop ${domain}`);
+    return s;
+  };
+  const num = (resource: string, id: string | number): number => {
+    if (typeof id === "number") return id;
+    const m = new RegExp(`^(?:gid://shopify/${resource}/)?(\\d+)$`).exec(id);
+    if (!m) throw new Error(`sim: not a ${resource} id: ${id}`);
+    return Number(m[1]);
+  };
+
+  const productView = (shop: ShopRec, id: number): SimProduct => {
+    const p = shop.products.get(id);
+    if (!p) throw new Error(`sim: unknown product ${id}`);
+    return {
+      id: gid("Product", p.id),
+      legacyId: p.id,
+      title: p.title,
+      handle: p.handle,
+      variants: p.variantIds.map((vid) => {
+        const v = shop.variants.get(vid)!;
+        return {
+          id: gid("ProductVariant", v.id),
+          legacyId: v.id,
+          sku: v.sku,
+          price: v.price,
+          title: v.title,
+        };
+      }),
+    };
+  };
+  const orderView = (shop: ShopRec, id: number): SimOrder => {
+    const o = shop.orders.get(id);
+    if (!o) throw new Error(`sim: unknown order ${id}`);
+    const fos = o.fulfillmentOrderIds.map((fid) => shop.fulfillmentOrders.get(fid)!);
+    const remaining = fos.flatMap((f) => f.lines).reduce((n, l) => n + l.remainingQuantity, 0);
+    const total = fos.flatMap((f) => f.lines).reduce((n, l) => n + l.totalQuantity, 0);
+    return {
+      id: gid("Order", o.id),
+      legacyId: o.id,
+      name: o.name,
+      lineItems: o.lineItems.map((l) => ({
+        id: gid("LineItem", l.id),
+        legacyId: l.id,
+        variantId: l.variantId ? gid("ProductVariant", l.variantId) : null,
+        sku: l.sku,
+        quantity: l.quantity,
+      })),
+      fulfillmentOrders: fos.map((f) => ({
+        id: gid("FulfillmentOrder", f.id),
+        status: f.status,
+        locationId: gid("Location", f.locationId),
+        lineItems: f.lines.map((l) => ({
+          id: gid("FulfillmentOrderLineItem", l.id),
+          lineItemId: gid("LineItem", l.lineItemId),
+          totalQuantity: l.totalQuantity,
+          remainingQuantity: l.remainingQuantity,
+        })),
+      })),
+      displayFulfillmentStatus:
+        remaining === total ? "UNFULFILLED" : remaining === 0 ? "FULFILLED" : "PARTIALLY_FULFILLED",
+    };
+  };
+  const fulfillmentView = (f: FulfillmentRec): SimFulfillment => ({
+    id: gid("Fulfillment", f.id),
+    orderId: gid("Order", f.orderId),
+    status: f.status,
+    tracking: f.tracking.map((t) => ({ ...t })),
+    lineItems: f.lines.map((l) => ({
+      lineItemId: gid("LineItem", l.lineItemId),
+      quantity: l.quantity,
+    })),
+    notifications: f.notifications,
+  });
+
+  const sim: Omit<ShopSim, "url" | "close"> = {
+    apiSecret,
+    appUrl: opts.appUrl,
+    addShop(domain, o = {}) {
+      const d = domain.toLowerCase();
+      const accessToken = o.accessToken ?? `shpat_${randomBytes(16).toString("hex")}`;
+      const locationId = nextId();
+      shops.set(d, {
+        domain: d,
+        accessToken,
+        currency: "USD",
+        products: new Map(),
+        variants: new Map(),
+        orders: new Map(),
+        fulfillmentOrders: new Map(),
+        fulfillments: new Map(),
+        locations: new Map([[locationId, "Shop location"]]),
+        defaultLocationId: locationId,
+        nextOrderNumber: 1001,
+        throttleNext: 0,
+        failNext: null,
+      });
+      return { domain: d, accessToken };
+    },
+    rotateToken(domain, token) {
+      const shop = shopOf(domain);
+      shop.accessToken = token ?? `shpat_${randomBytes(16).toString("hex")}`;
+      return shop.accessToken;
+    },
+    addProduct(domain, p) {
+      const shop = shopOf(domain);
+      const id = nextId();
+      const optionNames =
+        p.optionNames ??
+        (p.variants.some((v) => v.options?.length)
+          ? ["Option1", "Option2", "Option3"].slice(
+              0,
+              Math.max(...p.variants.map((v) => v.options?.length ?? 0)),
+            )
+          : ["Title"]);
+      const variantIds = p.variants.map((v) => {
+        const vid = nextId();
+        const options = v.options?.length ? v.options : [v.title ?? "Default Title"];
+        shop.variants.set(vid, {
+          id: vid,
+          productId: id,
+          sku: v.sku,
+          price: v.price,
+          title: v.title ?? options.join(" / "),
+          options,
+        });
+        return vid;
+      });
+      shop.products.set(id, {
+        id,
+        title: p.title,
+        handle:
+          p.handle ??
+          p.title
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, "-")
+            .replace(/^-|-$/g, ""),
+        image: p.image ?? null,
+        optionNames,
+        variantIds,
+        updatedAt: now(),
+      });
+      return productView(shop, id);
+    },
+    updateProduct(domain, productId, patch) {
+      const shop = shopOf(domain);
+      const p = shop.products.get(num("Product", productId));
+      if (!p) throw new Error(`sim: unknown product ${productId}`);
+      if (patch.title) p.title = patch.title;
+      p.updatedAt = now();
+      return productView(shop, p.id);
+    },
+    placeOrder(domain, o) {
+      const shop = shopOf(domain);
+      const id = nextId();
+      const { risk, level } = riskOf(o.risk);
+      const number = shop.nextOrderNumber++;
+      const lineItems = o.lines.map((l) => {
+        if (!Number.isInteger(l.quantity) || l.quantity <= 0)
+          throw new Error("sim: quantity must be a positive integer");
+        const v = shop.variants.get(num("ProductVariant", l.variantId));
+        if (!v) throw new Error(`sim: unknown variant ${l.variantId}`);
+        const p = shop.products.get(v.productId)!;
+        return {
+          rec: {
+            id: nextId(),
+            variantId: v.id,
+            productId: p.id,
+            title: p.title,
+            variantTitle: v.title === "Default Title" ? null : v.title,
+            sku: v.sku,
+            quantity: l.quantity,
+            price: v.price,
+            requiresShipping: l.requiresShipping ?? true,
+            image: p.image,
+            options: v.options.map((value, i) => ({
+              name: p.optionNames[i] ?? `Option${i + 1}`,
+              value,
+            })),
+          },
+          location: l.location,
+        };
+      });
+      const created = now();
+      const order: OrderRec = {
+        id,
+        name: `#${number}`,
+        number,
+        email: o.email === undefined ? "customer@example.com" : o.email,
+        createdAt: created,
+        updatedAt: created,
+        cancelledAt: null,
+        cancelReason: null,
+        currency: o.currency ?? shop.currency,
+        financialStatus: o.financialStatus ?? "PAID",
+        shippingAddress:
+          o.shippingAddress === undefined
+            ? {
+                firstName: "Ada",
+                lastName: "Lovelace",
+                address1: "1 Main St",
+                city: "Springfield",
+                province: "Illinois",
+                provinceCode: "IL",
+                zip: "62701",
+                country: "United States",
+                countryCode: "US",
+                phone: "+15555550100",
+              }
+            : o.shippingAddress,
+        risk,
+        riskLevel: level,
+        lineItems: lineItems.map((l) => l.rec),
+        fulfillmentOrderIds: [],
+        fulfillmentIds: [],
+      };
+      // One fulfilment order per location, holding the lines that need shipping there.
+      const byLocation = new Map<number, typeof lineItems>();
+      for (const l of lineItems) {
+        if (!l.rec.requiresShipping) continue;
+        let locId = shop.defaultLocationId;
+        if (l.location) {
+          const found = [...shop.locations].find(([, name]) => name === l.location);
+          locId = found ? found[0] : nextId();
+          if (!found) shop.locations.set(locId, l.location);
+        }
+        byLocation.set(locId, [...(byLocation.get(locId) ?? []), l]);
+      }
+      for (const [locationId, lines] of byLocation) {
+        const foId = nextId();
+        shop.fulfillmentOrders.set(foId, {
+          id: foId,
+          orderId: id,
+          locationId,
+          status: "OPEN",
+          lines: lines.map((l) => ({
+            id: nextId(),
+            lineItemId: l.rec.id,
+            totalQuantity: l.rec.quantity,
+            remainingQuantity: l.rec.quantity,
+          })),
+        });
+        order.fulfillmentOrderIds.push(foId);
+      }
+      shop.orders.set(id, order);
+      return orderView(shop, id);
+    },
+    cancelOrder(domain, orderId, reason = "CUSTOMER") {
+      const shop = shopOf(domain);
+      const o = shop.orders.get(num("Order", orderId));
+      if (!o) throw new Error(`sim: unknown order ${orderId}`);
+      o.cancelledAt = now();
+      o.cancelReason = reason;
+      o.updatedAt = o.cancelledAt;
+      for (const foId of o.fulfillmentOrderIds) {
+        const fo = shop.fulfillmentOrders.get(foId)!;
+        if (fo.status === "OPEN" || fo.status === "IN_PROGRESS")
+          fo.status = fo.status === "OPEN" ? "CANCELLED" : "CLOSED";
+      }
+      return orderView(shop, o.id);
+    },
+    order: (domain, orderId) => orderView(shopOf(domain), num("Order", orderId)),
+    orders: (domain) =>
+      [...shopOf(domain).orders.keys()].map((id) => orderView(shopOf(domain), id)),
+    products: (domain) =>
+      [...shopOf(domain).products.keys()].map((id) => productView(shopOf(domain), id)),
+    fulfillments(domain, orderId) {
+      const shop = shopOf(domain);
+      const o = shop.orders.get(num("Order", orderId));
+      if (!o) throw new Error(`sim: unknown order ${orderId}`);
+      return o.fulfillmentIds.map((id) => fulfillmentView(shop.fulfillments.get(id)!));
+    },
+    graphqlCalls: () => calls.map((c) => ({ ...c })),
+    throttleNext(domain, count) {
+      shopOf(domain).throttleNext = count;
+    },
+    failNext(domain, status, count = 1) {
+      shopOf(domain).failNext = { status, count };
+    },
+    async sendWebhook(domain, topic, payload, o = {}) {
+      const target =
+        o.url ??
+        `${o.path?.startsWith("http") ? "" : (opts.appUrl ?? "")}${o.path ?? `/webhooks/${topic}`}`;
+      if (!/^https?:\/\//.test(target))
+        throw new Error("sim: sendWebhook needs appUrl (startShopSim) or an absolute url");
+      const body = JSON.stringify(payload);
+      return fetch(target, {
+        method: "POST",
+        body,
+        headers: webhookHeaders({
+          topic,
+          shop: domain,
+          body,
+          secret: apiSecret,
+          apiVersion: SIM_API_VERSION,
+          eventId: o.eventId,
+          webhookId: o.webhookId,
+          forge: o.forge,
+        }),
+      });
+    },
+    orderWebhookPayload(domain, orderId) {
+      const shop = shopOf(domain);
+      const o = shop.orders.get(num("Order", orderId));
+      if (!o) throw new Error(`sim: unknown order ${orderId}`);
+      return orderPayload(shop, o);
+    },
+    productWebhookPayload(domain, productId) {
+      const shop = shopOf(domain);
+      const p = shop.products.get(num("Product", productId));
+      if (!p) throw new Error(`sim: unknown product ${productId}`);
+      return productPayload(shop, p);
+    },
+  };
+
+  // --- HTTP ----------------------------------------------------------------------------------
+
+  const send = (
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  const readBody = (req: IncomingMessage): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size > 5_000_000) reject(new Error("body too large"));
+        else chunks.push(c);
+      });
+      req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      req.on("error", reject);
+    });
+
+  const cost = (available: number) => ({
+    requestedQueryCost: 10,
+    actualQueryCost: available === 0 ? null : 10,
+    throttleStatus: { maximumAvailable: 2000, currentlyAvailable: available, restoreRate: 100 },
+  });
+
+  async function handleGraphql(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathShop: string | undefined,
+    apiVersion: string,
+  ) {
+    const raw = await readBody(req);
+    const domain =
+      (pathShop
+        ? decodeURIComponent(pathShop)
+        : (req.headers["x-sim-shop-domain"] as string | undefined)
+      )?.toLowerCase() ?? null;
+    const call: GraphqlCall = {
+      shop: domain,
+      apiVersion,
+      operationName: null,
+      variables: {},
+      status: 200,
+    };
+    calls.push(call);
+    const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      call.status = status;
+      send(res, status, body, {
+        "X-Shopify-API-Version": apiVersion,
+        "X-Request-Id": randomBytes(8).toString("hex"),
+        ...headers,
+      });
+    };
+    let body: { query?: unknown; variables?: unknown; operationName?: unknown };
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return reply(400, { errors: { query: "Required parameter missing or invalid" } });
+    }
+    call.variables =
+      body.variables && typeof body.variables === "object"
+        ? (body.variables as Record<string, unknown>)
+        : {};
+    if (typeof body.query === "string")
+      call.operationName = /\b(?:query|mutation)\s+([A-Za-z_]\w*)/.exec(body.query)?.[1] ?? null;
+    const shop = domain ? shops.get(domain) : undefined;
+    if (!shop) return reply(404, { errors: "Not Found" });
+    const token = req.headers["x-shopify-access-token"];
+    if (typeof token !== "string" || token !== shop.accessToken) {
+      return reply(401, {
+        errors: "[API] Invalid API key or access token (unrecognized login or wrong password)",
+      });
+    }
+    if (shop.failNext && shop.failNext.count > 0) {
+      const { status } = shop.failNext;
+      if (--shop.failNext.count === 0) shop.failNext = null;
+      return reply(
+        status,
+        {
+          errors:
+            status === 429
+              ? "Exceeded 2 calls per second for api client."
+              : "Internal Server Error",
+        },
+        status === 429 ? { "Retry-After": "1" } : {},
+      );
+    }
+    if (shop.throttleNext > 0) {
+      shop.throttleNext--;
+      return reply(200, {
+        errors: [
+          {
+            message: "Throttled",
+            extensions: {
+              code: "THROTTLED",
+              documentation: "https://shopify.dev/api/usage/rate-limits",
+            },
+          },
+        ],
+        extensions: {
+          cost: {
+            ...cost(0),
+            requestedQueryCost: 10,
+            throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 0, restoreRate: 100 },
+          },
+        },
+      });
+    }
+    if (typeof body.query !== "string" || !body.query.trim()) {
+      return reply(200, {
+        errors: [{ message: "No query string was present", extensions: { code: "BAD_REQUEST" } }],
+      });
+    }
+    const ctx: Ctx = { shop, nextId, now };
+    try {
+      const op = parse(
+        body.query,
+        typeof body.operationName === "string" ? body.operationName : undefined,
+      );
+      const problems = validate(schema, op, call.variables);
+      if (problems.length) return reply(200, { errors: problems.map(errorJson) });
+      const out = execute(schema, op, call.variables, {}, ctx);
+      return reply(200, {
+        data: out.data,
+        ...(out.errors ? { errors: out.errors.map(errorJson) } : {}),
+        extensions: { cost: cost(1990) },
+      });
+    } catch (e) {
+      if (e instanceof GqlError) return reply(200, { errors: [errorJson(e)] });
+      throw e;
+    }
+  }
+
+  function errorJson(e: GqlError) {
+    return {
+      message: e.message,
+      ...(e.locations ? { locations: e.locations } : {}),
+      ...((e as { path?: unknown }).path ? { path: (e as { path?: unknown }).path } : {}),
+      extensions: e.extensions,
+    };
+  }
+
+  async function handleAdmin(req: IncomingMessage, res: ServerResponse, path: string) {
+    const parts = path.split("/").filter(Boolean).slice(1).map(decodeURIComponent); // drop "__sim"
+    const method = req.method ?? "GET";
+    const json = async () => {
+      const raw = await readBody(req);
+      return (raw ? JSON.parse(raw) : {}) as Record<string, any>;
+    };
+    const [a, domain, b, id, c] = parts;
+    if (method === "GET" && a === "calls") return send(res, 200, sim.graphqlCalls());
+    if (method === "POST" && a === "shops" && !domain) {
+      const body = await json();
+      return send(res, 200, sim.addShop(String(body.domain), { accessToken: body.accessToken }));
+    }
+    if (a !== "shops" || !domain) return send(res, 404, { error: "unknown sim route" });
+    if (b === "products" && method === "POST" && !id)
+      return send(res, 200, sim.addProduct(domain, (await json()) as never));
+    if (b === "products" && method === "GET" && !id) return send(res, 200, sim.products(domain));
+    if (b === "orders" && method === "POST" && !id)
+      return send(res, 200, sim.placeOrder(domain, (await json()) as never));
+    if (b === "orders" && method === "GET" && !id) return send(res, 200, sim.orders(domain));
+    if (b === "orders" && method === "GET" && id && !c)
+      return send(res, 200, sim.order(domain, id));
+    if (b === "orders" && method === "GET" && id && c === "fulfillments")
+      return send(res, 200, sim.fulfillments(domain, id));
+    if (b === "orders" && method === "POST" && id && c === "cancel")
+      return send(res, 200, sim.cancelOrder(domain, id, (await json()).reason));
+    if (b === "token" && method === "POST")
+      return send(res, 200, { accessToken: sim.rotateToken(domain, (await json()).accessToken) });
+    if (b === "throttle" && method === "POST") {
+      sim.throttleNext(domain, Number((await json()).count ?? 1));
+      return send(res, 200, { ok: true });
+    }
+    if (b === "webhooks" && method === "POST") {
+      const body = await json();
+      const payload =
+        body.payload ??
+        (body.orderId
+          ? sim.orderWebhookPayload(domain, String(body.orderId))
+          : body.productId
+            ? sim.productWebhookPayload(domain, String(body.productId))
+            : {});
+      const r = await sim.sendWebhook(domain, String(body.topic), payload, {
+        forge: body.forge,
+        eventId: body.eventId,
+        path: body.path,
+        url: body.url,
+      });
+      return send(res, 200, { status: r.status });
+    }
+    return send(res, 404, { error: "unknown sim route" });
+  }
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const m = API_VERSION_RE.exec(path);
+    const run = async () => {
+      if (m && req.method === "POST") return handleGraphql(req, res, m[1], m[2]!);
+      if (path.startsWith("/__sim/")) return handleAdmin(req, res, path);
+      return send(res, 404, { errors: "Not Found" });
+    };
+    run().catch((e: unknown) => {
+      if (!res.headersSent)
+        send(res, e instanceof Error && e.message.startsWith("sim:") ? 400 : 500, {
+          error: e instanceof Error ? e.message : String(e),
+        });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    ...sim,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
