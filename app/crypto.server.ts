@@ -35,22 +35,32 @@ export function encryptSecret(plain: string, keyBase64?: string): string {
   cipher.setAAD(Buffer.from(VERSION));
   const ct = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
   const tag = cipher.getAuthTag();
-  return [VERSION, iv.toString("base64url"), tag.toString("base64url"), ct.toString("base64url")].join(".");
+  return [
+    VERSION,
+    iv.toString("base64url"),
+    tag.toString("base64url"),
+    ct.toString("base64url"),
+  ].join(".");
 }
 
 export function decryptSecret(stored: string, keyBase64?: string): string {
   const parts = stored.split(".");
   if (parts.length !== 4) throw new SecretDecryptionError("unknown format");
   const [version, ivText, tagText, ctText] = parts as [string, string, string, string];
-  if (version !== VERSION) throw new SecretDecryptionError(`unsupported version ${version.slice(0, 8)}`);
+  if (version !== VERSION)
+    throw new SecretDecryptionError(`unsupported version ${version.slice(0, 8)}`);
   const iv = Buffer.from(ivText, "base64url");
   const tag = Buffer.from(tagText, "base64url");
-  if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new SecretDecryptionError("malformed");
+  if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES)
+    throw new SecretDecryptionError("malformed");
   try {
     const decipher = createDecipheriv("aes-256-gcm", currentKey(keyBase64), iv);
     decipher.setAAD(Buffer.from(VERSION));
     decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(Buffer.from(ctText, "base64url")), decipher.final()]).toString("utf8");
+    return Buffer.concat([
+      decipher.update(Buffer.from(ctText, "base64url")),
+      decipher.final(),
+    ]).toString("utf8");
   } catch {
     throw new SecretDecryptionError("wrong key or tampered value");
   }

@@ -26,7 +26,10 @@ export const AUTH_OPS = {
   getAccessToken: op("getAccessToken", "/authentication/getAccessToken", "none", "never"),
   refreshAccessToken: op("refreshAccessToken", "/authentication/refreshAccessToken", "none", "safe"),
   logout: op("logout", "/authentication/logout", "token", "never"),
-  getAuthorizeUrl: op("getAuthorizeUrl", "/authentication/getAuthorizeUrl", "token", "never"),
+  getAuthorizeUrl: {
+    ...op("getAuthorizeUrl", "/authentication/getAuthorizeUrl", "token", "never"),
+    tokenRejectedCodes: [1600001, 1601000],
+  },
   exchangeAccessToken: op("exchangeAccessToken", "/authentication/exchangeAccessToken", "token", "never"),
 } as const;
 

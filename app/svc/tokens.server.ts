@@ -122,13 +122,17 @@ export class TokenManager implements TokenProvider {
       const rec = await this.auth.getAccessToken(apiKey);
       return this.store(rec, true);
     }
-    // Another process holds the slot: wait (in real time) for its token to land.
-    const deadline = Date.now() + (this.opts.waitForOtherMs ?? 20_000);
-    while (Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, this.opts.pollMs ?? 50));
+    // Another process holds the slot: wait (in real time) for its token to land, as long as its
+    // request can still be in flight.
+    const waitMs = this.opts.waitForOtherMs ?? 20_000;
+    const started = Date.now();
+    for (;;) {
       const r = await this.row();
       const token = this.usable(r, 0);
       if (token) return token;
+      const since = this.clock.now() - (r.lastTokenRequestAt?.getTime() ?? 0);
+      if (since > waitMs || Date.now() - started > waitMs) break;
+      await new Promise((res) => setTimeout(res, this.opts.pollMs ?? 50));
     }
     const last = (await this.row()).lastTokenRequestAt?.getTime() ?? now;
     throw new SvcTokenCooldownError(

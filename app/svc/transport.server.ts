@@ -44,6 +44,8 @@ export interface OperationDef {
   platformToken?: boolean;
   /** Envelope codes meaning success (default [200]). */
   successCodes?: readonly number[];
+  /** Codes meaning "this access token is not valid" (default [1600001]). */
+  tokenRejectedCodes?: readonly number[];
 }
 
 export interface TokenProvider {
@@ -233,7 +235,8 @@ export class Transport {
         }
         if (
           error instanceof SvcAuthError &&
-          error.code === 1600001 &&
+          error.code !== undefined &&
+          (op.tokenRejectedCodes ?? [1600001]).includes(error.code) &&
           token !== undefined &&
           input.token === undefined &&
           !tokenRetried &&
