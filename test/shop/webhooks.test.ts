@@ -1,0 +1,136 @@
+/**
+ * Webhooks from the shop simulator reach the app's own routes (behind a tiny node:http server)
+ * and pass `authenticate.webhook`: a real HMAC is accepted, a forged one is refused.
+ */
+import { type IncomingMessage, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prisma } from "../../app/db.server";
+import { action as uninstalled } from "../../app/routes/webhooks.app.uninstalled";
+import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
+import { action as productsUpdate } from "../../app/routes/webhooks.products.update";
+import { recordInstall } from "../../app/shops.server";
+import { callRoute } from "../helpers/remix";
+import { type ShopSim, startShopSim } from "../sim/shop/server";
+
+const SHOP = "hooks-test.myshopify.com";
+const routes: Record<string, (args: ActionFunctionArgs) => unknown> = {
+  "/webhooks/app/uninstalled": uninstalled,
+  "/webhooks/orders/create": ordersCreate,
+  "/webhooks/products/update": productsUpdate,
+};
+
+let sim: ShopSim;
+let app: ReturnType<typeof createServer>;
+
+async function toRequest(req: IncomingMessage, base: string): Promise<Request> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+  return new Request(new URL(req.url ?? "/", base), {
+    method: req.method,
+    headers,
+    body: Buffer.concat(chunks),
+  });
+}
+
+beforeAll(async () => {
+  app = createServer((req, res) => {
+    const route = routes[(req.url ?? "").split("?")[0]!];
+    if (!route) {
+      res.writeHead(404).end();
+      return;
+    }
+    void (async () => {
+      const response = await callRoute(route, await toRequest(req, "https://app.test"));
+      res.writeHead(response.status).end(await response.text());
+    })().catch(() => res.writeHead(500).end());
+  });
+  await new Promise<void>((r) => app.listen(0, "127.0.0.1", r));
+  const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  sim = await startShopSim({ appUrl, apiSecret: "test-api-secret" });
+  sim.addShop(SHOP);
+});
+
+afterAll(async () => {
+  await sim.close();
+  app.closeAllConnections();
+  await new Promise((r) => app.close(r));
+});
+
+const events = (topic: string) =>
+  prisma.webhookEvent.findMany({ where: { shopDomain: SHOP, topic } });
+
+describe("shop simulator webhooks into the app", () => {
+  it("orders/create with a valid HMAC is accepted and stored with its REST payload", async () => {
+    const p = sim.addProduct(SHOP, {
+      title: "Lamp",
+      variants: [{ sku: "LAMP-1", price: "30.00" }],
+    });
+    const o = sim.placeOrder(SHOP, { lines: [{ variantId: p.variants[0]!.id, quantity: 2 }] });
+    const payload = sim.orderWebhookPayload(SHOP, o.id);
+    const res = await sim.sendWebhook(SHOP, "orders/create", payload, { eventId: "evt-create-1" });
+    expect(res.status).toBe(200);
+    const stored = await events("orders/create");
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.eventKey).toBe("evt-create-1");
+    expect(stored[0]!.payload).toMatchObject({
+      id: o.legacyId,
+      admin_graphql_api_id: o.id,
+      financial_status: "paid",
+      line_items: [
+        {
+          id: o.lineItems[0]!.legacyId,
+          admin_graphql_api_id: o.lineItems[0]!.id,
+          sku: "LAMP-1",
+          quantity: 2,
+          price: "30.00",
+          variant_id: p.variants[0]!.legacyId,
+        },
+      ],
+    });
+  });
+
+  it("a redelivery with the same event id is acknowledged and stored once", async () => {
+    const payload = { id: 42, title: "x" };
+    expect(
+      (await sim.sendWebhook(SHOP, "products/update", payload, { eventId: "evt-dup" })).status,
+    ).toBe(200);
+    expect(
+      (await sim.sendWebhook(SHOP, "products/update", payload, { eventId: "evt-dup" })).status,
+    ).toBe(200);
+    expect((await events("products/update")).filter((e) => e.eventKey === "evt-dup")).toHaveLength(
+      1,
+    );
+  });
+
+  it("a forged HMAC is refused with 401 and nothing is stored", async () => {
+    const res = await sim.sendWebhook(
+      SHOP,
+      "orders/create",
+      { id: 7 },
+      { forge: true, eventId: "evt-forged" },
+    );
+    expect(res.status).toBe(401);
+    expect(await prisma.webhookEvent.count({ where: { eventKey: "evt-forged" } })).toBe(0);
+  });
+
+  it("app/uninstalled with a valid HMAC marks the shop uninstalled; forged changes nothing", async () => {
+    await recordInstall(prisma, SHOP, "read_orders");
+    expect(
+      (await sim.sendWebhook(SHOP, "app/uninstalled", { id: 1, domain: SHOP }, { forge: true }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } })).uninstalledAt,
+    ).toBeNull();
+    expect((await sim.sendWebhook(SHOP, "app/uninstalled", { id: 1, domain: SHOP })).status).toBe(
+      200,
+    );
+    expect(
+      (await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } })).uninstalledAt,
+    ).toBeInstanceOf(Date);
+  });
+});
