@@ -205,11 +205,12 @@ export class Transport {
     let tokenRetried = false;
     for (;;) {
       attempt++;
-      if (this.options.limiter) await this.options.limiter.acquire(op.bucket);
+      // The token first: obtaining it may take a while, and a rate-limit slot must be used at once.
       let token: string | undefined;
       if (op.auth === "token") {
         token = input.token ?? (await this.requireTokens(op).getToken());
       }
+      if (this.options.limiter) await this.options.limiter.acquire(op.bucket);
       const started = Date.now();
       try {
         const env = await this.once(op, input, token);
