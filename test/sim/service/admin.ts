@@ -22,16 +22,24 @@ class AdminError extends Error {
 
 function num(v: unknown, name: string): number {
   const n = typeof v === "string" ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isFinite(n)) throw new AdminError(400, `${name} must be a number`);
+  if (typeof n !== "number" || !Number.isFinite(n))
+    throw new AdminError(400, `${name} must be a number`);
   return n;
 }
 
 function text(v: unknown, name: string): string {
-  if (typeof v !== "string" || v === "") throw new AdminError(400, `${name} must be a non-empty string`);
+  if (typeof v !== "string" || v === "")
+    throw new AdminError(400, `${name} must be a non-empty string`);
   return v;
 }
 
-export async function handleAdmin(sim: ServiceSim, faults: Faults, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleAdmin(
+  sim: ServiceSim,
+  faults: Faults,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   const method = req.method ?? "GET";
   const parts = url.pathname.split("/").filter(Boolean).slice(1).map(decodeURIComponent); // drop "__sim"
   let body: Json = {};
@@ -50,16 +58,36 @@ export async function handleAdmin(sim: ServiceSim, faults: Faults, req: Incoming
       case "GET health":
         return sendJson(res, 200, { ok: true, now: sim.clock.now() });
       case "POST accounts":
-        return sendJson(res, 200, sim.createAccount(body as Parameters<ServiceSim["createAccount"]>[0]));
+        return sendJson(
+          res,
+          200,
+          sim.createAccount(body as Parameters<ServiceSim["createAccount"]>[0]),
+        );
       case "GET accounts":
-        return sendJson(res, 200, [...sim.state.accounts.values()].map((x) => ({ accountId: x.accountId, apiKey: x.apiKey, openId: x.openId, kind: x.kind, email: x.email, balance: sim.getBalance(x.accountId), shopId: x.shopId, shopName: x.shopName })));
+        return sendJson(
+          res,
+          200,
+          [...sim.state.accounts.values()].map((x) => ({
+            accountId: x.accountId,
+            apiKey: x.apiKey,
+            openId: x.openId,
+            kind: x.kind,
+            email: x.email,
+            balance: sim.getBalance(x.accountId),
+            shopId: x.shopId,
+            shopName: x.shopName,
+          })),
+        );
       case "GET accounts/:/balance":
         return sendJson(res, 200, { amount: sim.getBalance(text(b, "accountId")) });
       case "POST accounts/:/balance":
         sim.setBalance(text(b, "accountId"), String(body.amount ?? ""));
         return sendJson(res, 200, { amount: sim.getBalance(text(b, "accountId")) });
       case "POST accounts/:/limits":
-        sim.setRateLimits(text(b, "accountId"), body as { callsPerSecond?: number; queryCallsPerSecond?: number });
+        sim.setRateLimits(
+          text(b, "accountId"),
+          body as { callsPerSecond?: number; queryCallsPerSecond?: number },
+        );
         return sendJson(res, 200, { ok: true });
       case "GET faults":
         return sendJson(res, 200, faults.snapshot());
@@ -95,10 +123,19 @@ export async function handleAdmin(sim: ServiceSim, faults: Faults, req: Incoming
         await sim.deliverPendingWebhooks();
         return sendJson(res, 200, sim.order(text(b, "order")));
       case "POST connections":
-        sim.connectShopProduct(text(body.accountId, "accountId"), text(body.storeProductId, "storeProductId"), text(body.storeVariantId, "storeVariantId"), text(body.catalogVid, "catalogVid"));
+        sim.connectShopProduct(
+          text(body.accountId, "accountId"),
+          text(body.storeProductId, "storeProductId"),
+          text(body.storeVariantId, "storeVariantId"),
+          text(body.catalogVid, "catalogVid"),
+        );
         return sendJson(res, 200, { ok: true });
       case "GET shop-products":
-        return sendJson(res, 200, sim.state.shopProducts.filter((p) => !q("accountId") || p.accountId === q("accountId")));
+        return sendJson(
+          res,
+          200,
+          sim.state.shopProducts.filter((p) => !q("accountId") || p.accountId === q("accountId")),
+        );
       case "GET webhooks":
         return sendJson(res, 200, sim.webhookDeliveries());
       case "POST webhooks/:": // POST /__sim/webhooks/deliver
@@ -106,12 +143,27 @@ export async function handleAdmin(sim: ServiceSim, faults: Faults, req: Incoming
         await sim.deliverPendingWebhooks();
         return sendJson(res, 200, sim.webhookDeliveries());
       case "POST disputes/:/status":
-        sim.setDisputeStatus(text(b, "disputeId"), num(body.status, "status"), typeof body.message === "string" ? body.message : undefined);
+        sim.setDisputeStatus(
+          text(b, "disputeId"),
+          num(body.status, "status"),
+          typeof body.message === "string" ? body.message : undefined,
+        );
         return sendJson(res, 200, { ok: true });
       case "GET catalog": {
         const n = Math.min(100, Number(q("limit") ?? "10"));
         const products = sim.state.catalog.products.filter((p) => !p.removed).slice(0, n);
-        return sendJson(res, 200, products.map((p) => ({ pid: p.pid, sku: p.sku, nameEn: p.nameEn, sellPrice: p.sellPrice, image: p.image, variants: p.variants.filter((v) => !v.removed).map((v) => variantRecord(v, false)) })));
+        return sendJson(
+          res,
+          200,
+          products.map((p) => ({
+            pid: p.pid,
+            sku: p.sku,
+            nameEn: p.nameEn,
+            sellPrice: p.sellPrice,
+            image: p.image,
+            variants: p.variants.filter((v) => !v.removed).map((v) => variantRecord(v, false)),
+          })),
+        );
       }
       case "GET authorize":
       case "POST authorize": {

@@ -12,13 +12,19 @@ afterAll(() => sim.close());
 
 const getToken = async (apiKey: string) =>
   envelope(await call(sim, "POST", "/authentication/getAccessToken", { body: { apiKey } }));
-const balance = async (token: string) => envelope(await call(sim, "GET", "/shopping/pay/getBalance", { token }));
+const balance = async (token: string) =>
+  envelope(await call(sim, "GET", "/shopping/pay/getBalance", { token }));
 
 describe("envelope", () => {
   it("wraps success and errors in the Part 1 envelope", async () => {
     const c = await client(sim, { balance: "12.30" });
     const ok = await c.get("/shopping/pay/getBalance");
-    expect(ok).toMatchObject({ code: 200, result: true, message: expect.any(String), data: { amount: 12.3 } });
+    expect(ok).toMatchObject({
+      code: 200,
+      result: true,
+      message: expect.any(String),
+      data: { amount: 12.3 },
+    });
     expect(ok.requestId).toMatch(/^[0-9a-f]{32}$/);
 
     const err = await c.post("/product/addToMyProduct", {});
@@ -88,7 +94,9 @@ describe("token lifecycle", () => {
     const { apiKey } = sim.createAccount();
     const t = (await getToken(apiKey)).data;
     const refresh = (token: string) =>
-      call(sim, "POST", "/authentication/refreshAccessToken", { body: { refreshToken: token } }).then(envelope);
+      call(sim, "POST", "/authentication/refreshAccessToken", {
+        body: { refreshToken: token },
+      }).then(envelope);
 
     // Within the 24-hour window a refresh returns the same tokens, without openId.
     const same = await refresh(t.refreshToken);
@@ -106,7 +114,9 @@ describe("token lifecycle", () => {
     expect((await balance(renewed.data.accessToken)).code).toBe(200);
     expect((await refresh(t.refreshToken)).code).toBe(1600003); // the old refresh token is gone
 
-    const out = await envelope(await call(sim, "POST", "/authentication/logout", { token: renewed.data.accessToken }));
+    const out = await envelope(
+      await call(sim, "POST", "/authentication/logout", { token: renewed.data.accessToken }),
+    );
     expect(out).toMatchObject({ code: 200, data: true });
     expect((await balance(renewed.data.accessToken)).code).toBe(1600001);
     sim.clock.advance(1000);
@@ -138,11 +148,16 @@ describe("token lifecycle", () => {
       expect(tokens.code).toBe(200);
       expect(tokens.data.openId).not.toBe(Number(parent.openId));
       expect((await balance(tokens.data.accessToken)).code).toBe(200);
-      expect((await parent.post("/authentication/exchangeAccessToken", { code })).code).toBe(1601000);
+      expect((await parent.post("/authentication/exchangeAccessToken", { code })).code).toBe(
+        1601000,
+      );
 
       // An affiliated merchant cannot start another authorisation.
       const nested = await envelope(
-        await call(sim, "POST", "/authentication/getAuthorizeUrl", { token: tokens.data.accessToken, body: { callbackUri: rx.url } }),
+        await call(sim, "POST", "/authentication/getAuthorizeUrl", {
+          token: tokens.data.accessToken,
+          body: { callbackUri: rx.url },
+        }),
       );
       expect(nested.code).toBe(1601000);
     } finally {

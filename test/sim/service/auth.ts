@@ -8,7 +8,13 @@ import { formatIsoOffset } from "./clock";
 import type { Ctx } from "./context";
 import { Codes, SvcFault } from "./envelope";
 import { parseMoney } from "./money";
-import { nextSeq, type Account, type AuthorizeRequest, type SimState, type TokenRecord } from "./state";
+import {
+  nextSeq,
+  type Account,
+  type AuthorizeRequest,
+  type SimState,
+  type TokenRecord,
+} from "./state";
 import { str } from "./validate";
 
 export const DAY_MS = 24 * 3_600_000;
@@ -31,7 +37,10 @@ export function createAccount(
 ): Account {
   const n = nextSeq(state);
   const accountId = `ACC${String(n).padStart(6, "0")}`;
-  const apiKey = kind === "independent" ? (opts.apiKey ?? `SVCAPI@${accountId}@${randomBytes(12).toString("hex")}`) : undefined;
+  const apiKey =
+    kind === "independent"
+      ? (opts.apiKey ?? `SVCAPI@${accountId}@${randomBytes(12).toString("hex")}`)
+      : undefined;
   if (apiKey && [...state.accounts.values()].some((a) => a.apiKey === apiKey)) {
     throw new Error(`apiKey ${apiKey} is already used`);
   }
@@ -120,7 +129,10 @@ export function getAccessToken(ctx: Ctx): unknown {
   account.lastGetAccessTokenAt = now;
   const current = ctx.state.currentToken.get(account.accountId);
   const reusable =
-    current && !current.revoked && now - current.createdAt < TOKEN_REUSE_MS && current.refreshExpiresAt > now;
+    current &&
+    !current.revoked &&
+    now - current.createdAt < TOKEN_REUSE_MS &&
+    current.refreshExpiresAt > now;
   const rec = reusable ? current : issueTokens(ctx.state, account);
   return tokenRecord(rec, account.openId);
 }
@@ -129,10 +141,13 @@ export function refreshAccessToken(ctx: Ctx): unknown {
   const token = str(ctx.body, "refreshToken", { required: true, max: 80 });
   const rec = ctx.state.tokensByRefresh.get(token);
   const now = ctx.state.clock.now();
-  if (!rec || rec.revoked) throw new SvcFault(Codes.REFRESH_FAILED, "refresh token failure: token not valid");
-  if (rec.refreshExpiresAt <= now) throw new SvcFault(Codes.REFRESH_FAILED, "refresh token failure: token expired");
+  if (!rec || rec.revoked)
+    throw new SvcFault(Codes.REFRESH_FAILED, "refresh token failure: token not valid");
+  if (rec.refreshExpiresAt <= now)
+    throw new SvcFault(Codes.REFRESH_FAILED, "refresh token failure: token expired");
   const account = ctx.state.accounts.get(rec.accountId);
-  if (!account) throw new SvcFault(Codes.REFRESH_FAILED, "refresh token failure: account not found");
+  if (!account)
+    throw new SvcFault(Codes.REFRESH_FAILED, "refresh token failure: account not found");
   ctx.setAccount(account);
   ctx.rateLimit(account);
   if (now - rec.createdAt < TOKEN_REUSE_MS) {
@@ -152,7 +167,10 @@ export function logout(ctx: Ctx): boolean {
 export function getAuthorizeUrl(ctx: Ctx): string {
   const b = ctx.body;
   if (ctx.account.kind !== "independent") {
-    throw new SvcFault(Codes.USER_NOT_FOUND, "access token not valid: only an independent merchant can authorise");
+    throw new SvcFault(
+      Codes.USER_NOT_FOUND,
+      "access token not valid: only an independent merchant can authorise",
+    );
   }
   const req: AuthorizeRequest = {
     secret: randomBytes(16).toString("hex"),
@@ -179,12 +197,22 @@ export async function completeAuthorization(
   state: SimState,
   secret: string,
   email?: string,
-): Promise<{ code: string; state?: string; redirectUri?: string; receiverStatus: number | string; receiverBody: unknown }> {
+): Promise<{
+  code: string;
+  state?: string;
+  redirectUri?: string;
+  receiverStatus: number | string;
+  receiverBody: unknown;
+}> {
   const req = state.authorizeRequests.get(secret);
   if (!req) throw new Error("unknown authorization secret");
   const mail = email ?? req.email;
   let affiliated = [...state.accounts.values()].find(
-    (a) => a.kind === "affiliated" && a.parentAccountId === req.parentAccountId && mail !== undefined && a.email === mail,
+    (a) =>
+      a.kind === "affiliated" &&
+      a.parentAccountId === req.parentAccountId &&
+      mail !== undefined &&
+      a.email === mail,
   );
   if (!affiliated) {
     affiliated = createAccount(state, { email: mail }, "affiliated");
@@ -212,13 +240,24 @@ export async function completeAuthorization(
   } catch (e) {
     receiverStatus = e instanceof Error ? e.message : "error";
   }
-  return { code: req.code, state: req.state, redirectUri: req.redirectUri, receiverStatus, receiverBody };
+  return {
+    code: req.code,
+    state: req.state,
+    redirectUri: req.redirectUri,
+    receiverStatus,
+    receiverBody,
+  };
 }
 
 export function exchangeAccessToken(ctx: Ctx): unknown {
   const code = str(ctx.body, "code", { required: true, max: 100 });
   const req = [...ctx.state.authorizeRequests.values()].find((r) => r.code === code);
-  if (!req || req.codeUsed || req.parentAccountId !== ctx.account.accountId || !req.affiliatedAccountId) {
+  if (
+    !req ||
+    req.codeUsed ||
+    req.parentAccountId !== ctx.account.accountId ||
+    !req.affiliatedAccountId
+  ) {
     throw new SvcFault(Codes.USER_NOT_FOUND, "authorization code not found");
   }
   const affiliated = ctx.state.accounts.get(req.affiliatedAccountId);

@@ -90,31 +90,107 @@ export interface Catalog {
   logistics: LogisticsOption[];
 }
 
-const NOUNS = ["Mug", "Lamp", "Backpack", "Watch", "Scarf", "Charger", "Bottle", "Pillow", "Sneaker", "Headphones", "Wallet", "Candle", "Blanket", "Phone Case", "Sunglasses"];
-const ADJECTIVES = ["Classic", "Portable", "Vintage", "Minimal", "Deluxe", "Smart", "Eco", "Cozy", "Sport", "Compact"];
+const NOUNS = [
+  "Mug",
+  "Lamp",
+  "Backpack",
+  "Watch",
+  "Scarf",
+  "Charger",
+  "Bottle",
+  "Pillow",
+  "Sneaker",
+  "Headphones",
+  "Wallet",
+  "Candle",
+  "Blanket",
+  "Phone Case",
+  "Sunglasses",
+];
+const ADJECTIVES = [
+  "Classic",
+  "Portable",
+  "Vintage",
+  "Minimal",
+  "Deluxe",
+  "Smart",
+  "Eco",
+  "Cozy",
+  "Sport",
+  "Compact",
+];
 const COLORS = ["Red", "Blue", "Black", "White", "Green"];
 const SIZES = ["S", "M", "L", "XL"];
 const SUPPLIERS = ["Acme Supply", "Northwind Goods", "Harbor Trading", "Blue Peak Co"];
 const COUNTRIES = ["CN", "US", "DE", "GB", "TH"];
 
 const CATEGORY_TREE: Array<[string, Array<[string, string[]]>]> = [
-  ["Home & Garden", [["Kitchen", ["Mugs", "Bottles", "Utensils"]], ["Decor", ["Candles", "Lamps", "Pillows"]]]],
-  ["Fashion", [["Accessories", ["Scarves", "Wallets", "Sunglasses"]], ["Shoes", ["Sneakers", "Boots", "Sandals"]]]],
-  ["Electronics", [["Audio", ["Headphones", "Speakers", "Earbuds"]], ["Mobile", ["Chargers", "Phone Cases", "Cables"]]]],
-  ["Sports & Outdoors", [["Camping", ["Backpacks", "Blankets", "Lanterns"]], ["Fitness", ["Watches", "Mats", "Bands"]]]],
+  [
+    "Home & Garden",
+    [
+      ["Kitchen", ["Mugs", "Bottles", "Utensils"]],
+      ["Decor", ["Candles", "Lamps", "Pillows"]],
+    ],
+  ],
+  [
+    "Fashion",
+    [
+      ["Accessories", ["Scarves", "Wallets", "Sunglasses"]],
+      ["Shoes", ["Sneakers", "Boots", "Sandals"]],
+    ],
+  ],
+  [
+    "Electronics",
+    [
+      ["Audio", ["Headphones", "Speakers", "Earbuds"]],
+      ["Mobile", ["Chargers", "Phone Cases", "Cables"]],
+    ],
+  ],
+  [
+    "Sports & Outdoors",
+    [
+      ["Camping", ["Backpacks", "Blankets", "Lanterns"]],
+      ["Fitness", ["Watches", "Mats", "Bands"]],
+    ],
+  ],
 ];
 
 export const LOGISTICS: LogisticsOption[] = [
-  { id: 9001, logisticsName: "SvcPacket Ordinary", basePostage: 499n, perExtraItem: 100n, arrivalTime: "7-12" },
-  { id: 9002, logisticsName: "SvcPacket Sensitive", basePostage: 599n, perExtraItem: 120n, arrivalTime: "8-15" },
-  { id: 9003, logisticsName: "Express Air", basePostage: 1499n, perExtraItem: 300n, arrivalTime: "3-5" },
+  {
+    id: 9001,
+    logisticsName: "SvcPacket Ordinary",
+    basePostage: 499n,
+    perExtraItem: 100n,
+    arrivalTime: "7-12",
+  },
+  {
+    id: 9002,
+    logisticsName: "SvcPacket Sensitive",
+    basePostage: 599n,
+    perExtraItem: 120n,
+    arrivalTime: "8-15",
+  },
+  {
+    id: 9003,
+    logisticsName: "Express Air",
+    basePostage: 1499n,
+    perExtraItem: 300n,
+    arrivalTime: "3-5",
+  },
   { id: 9004, logisticsName: "USPS", basePostage: 399n, perExtraItem: 80n, arrivalTime: "2-5" },
 ];
 
 export function buildCatalog(size = 300, seed = 20261122): Catalog {
   const rng = createRng(seed);
   const categories: CatalogCategory[] = [];
-  const thirds: Array<{ first: string; firstId: string; second: string; secondId: string; id: string; name: string }> = [];
+  const thirds: Array<{
+    first: string;
+    firstId: string;
+    second: string;
+    secondId: string;
+    id: string;
+    name: string;
+  }> = [];
   CATEGORY_TREE.forEach(([firstName, seconds], i) => {
     const firstId = `CAT1-${i + 1}`;
     categories.push({
@@ -122,7 +198,8 @@ export function buildCatalog(size = 300, seed = 20261122): Catalog {
       seconds: seconds.map(([name, names], j) => {
         const secondId = `CAT2-${i + 1}-${j + 1}`;
         const ts = names.map((n, k) => ({ id: `CAT3-${i + 1}-${j + 1}-${k + 1}`, name: n }));
-        for (const t of ts) thirds.push({ first: firstName, firstId, second: name, secondId, ...t });
+        for (const t of ts)
+          thirds.push({ first: firstName, firstId, second: name, secondId, ...t });
         return { name, id: secondId, thirds: ts };
       }),
     });
@@ -158,7 +235,14 @@ export function buildCatalog(size = 300, seed = 20261122): Catalog {
 function makeProduct(
   rng: Rng,
   i: number,
-  thirds: Array<{ first: string; firstId: string; second: string; secondId: string; id: string; name: string }>,
+  thirds: Array<{
+    first: string;
+    firstId: string;
+    second: string;
+    secondId: string;
+    id: string;
+    name: string;
+  }>,
   base: number,
 ): CatalogProduct {
   const pid = rng.uuid();
@@ -166,7 +250,8 @@ function makeProduct(
   const nameEn = `${rng.pick(ADJECTIVES)} ${rng.pick(NOUNS)} ${i + 1}`;
   const cat = rng.pick(thirds);
   const typeRoll = rng.next();
-  const productType = typeRoll < 0.8 ? "ORDINARY_PRODUCT" : typeRoll < 0.92 ? "SUPPLIER_PRODUCT" : "SERVICE_PRODUCT";
+  const productType =
+    typeRoll < 0.8 ? "ORDINARY_PRODUCT" : typeRoll < 0.92 ? "SUPPLIER_PRODUCT" : "SERVICE_PRODUCT";
   const image = `https://img.svc.test/p/${sku}.jpg`;
   const basePrice = BigInt(rng.int(199, 8999));
   const colors = COLORS.slice(0, rng.int(1, 3));
@@ -250,9 +335,51 @@ function globalWarehouses(): Array<Record<string, unknown>> {
 function storages(): Storage[] {
   const brands = LOGISTICS.map((l) => ({ id: String(l.id), name: l.logisticsName }));
   return [
-    { id: "STG-CN-1", name: "Shenzhen Warehouse", areaId: 1, areaCountryCode: "CN", province: "Guangdong", city: "Shenzhen", address1: "1 Warehouse Road", address2: null, contacts: "Li", phone: "+86 755 0000 0001", zipCode: "518000", isSelfPickup: 0, logisticsBrandList: brands },
-    { id: "STG-US-1", name: "Chino Warehouse", areaId: 2, areaCountryCode: "US", province: "CA", city: "Chino", address1: "200 Logistics Ave", address2: "Unit 5", contacts: null, phone: "+1 909 000 0002", zipCode: "91710", isSelfPickup: 1, logisticsBrandList: brands.slice(2) },
-    { id: "STG-DE-1", name: "Dortmund Warehouse", areaId: 3, areaCountryCode: "DE", province: "NRW", city: "Dortmund", address1: "Lagerstraße 3", address2: null, contacts: "Müller", phone: "+49 231 000003", zipCode: null, isSelfPickup: null, logisticsBrandList: brands.slice(0, 2) },
+    {
+      id: "STG-CN-1",
+      name: "Shenzhen Warehouse",
+      areaId: 1,
+      areaCountryCode: "CN",
+      province: "Guangdong",
+      city: "Shenzhen",
+      address1: "1 Warehouse Road",
+      address2: null,
+      contacts: "Li",
+      phone: "+86 755 0000 0001",
+      zipCode: "518000",
+      isSelfPickup: 0,
+      logisticsBrandList: brands,
+    },
+    {
+      id: "STG-US-1",
+      name: "Chino Warehouse",
+      areaId: 2,
+      areaCountryCode: "US",
+      province: "CA",
+      city: "Chino",
+      address1: "200 Logistics Ave",
+      address2: "Unit 5",
+      contacts: null,
+      phone: "+1 909 000 0002",
+      zipCode: "91710",
+      isSelfPickup: 1,
+      logisticsBrandList: brands.slice(2),
+    },
+    {
+      id: "STG-DE-1",
+      name: "Dortmund Warehouse",
+      areaId: 3,
+      areaCountryCode: "DE",
+      province: "NRW",
+      city: "Dortmund",
+      address1: "Lagerstraße 3",
+      address2: null,
+      contacts: "Müller",
+      phone: "+49 231 000003",
+      zipCode: null,
+      isSelfPickup: null,
+      logisticsBrandList: brands.slice(0, 2),
+    },
   ];
 }
 

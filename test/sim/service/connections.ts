@@ -41,7 +41,11 @@ export function listConnections(ctx: Ctx): unknown {
 }
 
 /** Adds or replaces the connection of one shop variant, then completes waiting orders. */
-export function upsertConnection(rt: SimRuntime, account: Account, conn: Omit<Connection, "accountId">): void {
+export function upsertConnection(
+  rt: SimRuntime,
+  account: Account,
+  conn: Omit<Connection, "accountId">,
+): void {
   const state = rt.state;
   state.connections = state.connections.filter(
     (c) =>

@@ -11,7 +11,11 @@ export interface SimRuntime {
   webhooks: WebhookDispatcher;
   limiter: RateLimiter;
   baseUrl: () => string;
-  options: { allowLoopbackWebhooks: boolean; enforceRateLimits: boolean; getAccessTokenIntervalMs: number };
+  options: {
+    allowLoopbackWebhooks: boolean;
+    enforceRateLimits: boolean;
+    getAccessTokenIntervalMs: number;
+  };
 }
 
 export interface Ctx {

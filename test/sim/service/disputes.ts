@@ -41,7 +41,8 @@ function ownPaidOrder(ctx: Ctx, orderId: string): SimOrder {
 function disputedQuantity(state: SimState, order: SimOrder, lineItemId: string): number {
   let n = 0;
   for (const d of state.disputes.values()) {
-    if (d.orderInternalId !== order.internalId || d.statusCode === 700 || d.statusCode === 800) continue;
+    if (d.orderInternalId !== order.internalId || d.statusCode === 700 || d.statusCode === 800)
+      continue;
     for (const l of d.lines) if (l.lineItemId === lineItemId) n += l.quantity;
   }
   return n;
@@ -49,7 +50,10 @@ function disputedQuantity(state: SimState, order: SimOrder, lineItemId: string):
 
 function hasOpenDispute(state: SimState, order: SimOrder, lineItemId: string): boolean {
   return [...state.disputes.values()].some(
-    (d) => d.orderInternalId === order.internalId && !CLOSED_STATUSES.includes(d.statusCode) && d.lines.some((l) => l.lineItemId === lineItemId),
+    (d) =>
+      d.orderInternalId === order.internalId &&
+      !CLOSED_STATUSES.includes(d.statusCode) &&
+      d.lines.some((l) => l.lineItemId === lineItemId),
   );
 }
 
@@ -75,7 +79,11 @@ function productLines(ctx: Ctx, order: SimOrder): Json[] {
 export function disputeProducts(ctx: Ctx): unknown {
   const orderId = str(ctx.body, "orderId", { required: true, max: 100 });
   const order = ownPaidOrder(ctx, orderId);
-  return { orderId: order.orderId, orderNumber: order.orderNumber, productInfoList: productLines(ctx, order) };
+  return {
+    orderId: order.orderId,
+    orderNumber: order.orderNumber,
+    productInfoList: productLines(ctx, order),
+  };
 }
 
 interface LineRequest {
@@ -93,8 +101,10 @@ function requestedLines(ctx: Ctx, order: SimOrder, raw: unknown[]): LineRequest[
     const line = order.lines.find((l) => l.lineItemId === lineItemId);
     if (!line) throw paramError(`productInfoList[${i}]: line ${lineItemId} is not on the order`);
     const available = line.quantity - disputedQuantity(ctx.state, order, lineItemId);
-    if (quantity > available) throw paramError(`productInfoList[${i}]: at most ${available} can be disputed`);
-    if (price > line.sellPrice) throw paramError(`productInfoList[${i}]: price exceeds the line price`);
+    if (quantity > available)
+      throw paramError(`productInfoList[${i}]: at most ${available} can be disputed`);
+    if (price > line.sellPrice)
+      throw paramError(`productInfoList[${i}]: price exceeds the line price`);
     return { lineItemId, quantity, price };
   });
 }
@@ -102,7 +112,11 @@ function requestedLines(ctx: Ctx, order: SimOrder, raw: unknown[]): LineRequest[
 export function disputeConfirmInfo(ctx: Ctx): unknown {
   const orderId = str(ctx.body, "orderId", { required: true, max: 100 });
   const order = ownPaidOrder(ctx, orderId);
-  const lines = requestedLines(ctx, order, list(ctx.body, "productInfoList", { required: true }) ?? []);
+  const lines = requestedLines(
+    ctx,
+    order,
+    list(ctx.body, "productInfoList", { required: true }) ?? [],
+  );
   const product = sumCents(lines.map((l) => l.price * BigInt(l.quantity)));
   return {
     orderId: order.orderId,
@@ -133,10 +147,13 @@ export function createDispute(ctx: Ctx): boolean {
   const imageUrl = urls(ctx, "imageUrl");
   const videoUrl = urls(ctx, "videoUrl");
   const rawLines = list(b, "productInfoList", { required: true }) ?? [];
-  if (!DISPUTE_REASONS.some((r) => r.disputeReasonId === disputeReasonId)) throw paramError("disputeReasonId is not valid");
+  if (!DISPUTE_REASONS.some((r) => r.disputeReasonId === disputeReasonId))
+    throw paramError("disputeReasonId is not valid");
   const order = ownPaidOrder(ctx, orderId);
   if (!order.paid) throw paramError("disputes can be opened on paid orders only");
-  const taken = [...ctx.state.disputes.values()].some((d) => d.accountId === ctx.account.accountId && d.businessDisputeId === businessDisputeId);
+  const taken = [...ctx.state.disputes.values()].some(
+    (d) => d.accountId === ctx.account.accountId && d.businessDisputeId === businessDisputeId,
+  );
   if (taken) throw paramError(`businessDisputeId ${businessDisputeId} already exists`);
   const lines = requestedLines(ctx, order, rawLines);
   const now = ctx.state.clock.now();
@@ -158,7 +175,15 @@ export function createDispute(ctx: Ctx): boolean {
     createdAt: now,
     updatedAt: now,
     messages: [
-      { messageId: `M${id}-1`, orderId: order.orderId ?? "", userType: "1", createDate: now, message: messageText, imageUrl, videoUrl },
+      {
+        messageId: `M${id}-1`,
+        orderId: order.orderId ?? "",
+        userType: "1",
+        createDate: now,
+        message: messageText,
+        imageUrl,
+        videoUrl,
+      },
     ],
   };
   ctx.state.disputes.set(id, dispute);
@@ -167,7 +192,11 @@ export function createDispute(ctx: Ctx): boolean {
 
 function ownDispute(ctx: Ctx, disputeId: string): Dispute {
   const d = ctx.state.disputes.get(disputeId);
-  if (!d || d.accountId !== ctx.account.accountId) throw new SvcFault(Codes.DISPUTE_NOT_FOUND, "dispute does not exist or does not belong to the account");
+  if (!d || d.accountId !== ctx.account.accountId)
+    throw new SvcFault(
+      Codes.DISPUTE_NOT_FOUND,
+      "dispute does not exist or does not belong to the account",
+    );
   return d;
 }
 
@@ -175,8 +204,15 @@ export function cancelDispute(ctx: Ctx): boolean {
   const orderId = str(ctx.body, "orderId", { required: true, max: 100 });
   const disputeId = str(ctx.body, "disputeId", { required: true, max: 100 });
   const d = ownDispute(ctx, disputeId);
-  if (d.orderId !== orderId) throw new SvcFault(Codes.DISPUTE_NOT_FOUND, "dispute does not exist or does not belong to the account");
-  if (CLOSED_STATUSES.includes(d.statusCode)) throw paramError(`dispute is ${DISPUTE_STATUS_LABELS[d.statusCode] ?? d.statusCode} and cannot be cancelled`);
+  if (d.orderId !== orderId)
+    throw new SvcFault(
+      Codes.DISPUTE_NOT_FOUND,
+      "dispute does not exist or does not belong to the account",
+    );
+  if (CLOSED_STATUSES.includes(d.statusCode))
+    throw paramError(
+      `dispute is ${DISPUTE_STATUS_LABELS[d.statusCode] ?? d.statusCode} and cannot be cancelled`,
+    );
   d.statusCode = 700;
   d.updatedAt = ctx.state.clock.now();
   return true;
@@ -190,7 +226,8 @@ function listRecord(ctx: Ctx, d: Dispute): Json {
     shopName: order?.shopName ?? "",
     status: DISPUTE_STATUS_LABELS[d.statusCode] ?? String(d.statusCode),
     statusCode: d.statusCode,
-    disputeReason: DISPUTE_REASONS.find((r) => r.disputeReasonId === d.disputeReasonId)?.reasonName ?? "",
+    disputeReason:
+      DISPUTE_REASONS.find((r) => r.disputeReasonId === d.disputeReasonId)?.reasonName ?? "",
     replacementAmount: d.expectType === 2 ? moneyNumber(d.money) : 0,
     resendOrderCode: null,
     money: moneyNumber(d.money),
@@ -225,18 +262,32 @@ export function getDisputeList(ctx: Ctx): unknown {
   const pageSize = int(q, "pageSize", { min: 1, max: 100 }) ?? 10;
   const startDate = int(q, "startDate");
   const endDate = int(q, "endDate");
-  if ((startDate === undefined) !== (endDate === undefined)) throw paramError("startDate and endDate are used as a pair");
+  if ((startDate === undefined) !== (endDate === undefined))
+    throw paramError("startDate and endDate are used as a pair");
   if (startDate !== undefined && endDate !== undefined) {
     if (endDate < startDate) throw paramError("endDate must not be earlier than startDate");
-    if (endDate - startDate > NINETY_DAYS_MS) throw paramError("startDate and endDate must be at most 90 days apart");
+    if (endDate - startDate > NINETY_DAYS_MS)
+      throw paramError("startDate and endDate must be at most 90 days apart");
   }
-  const statuses = str(q, "status")?.split(",").map((s) => Number(s.trim()));
-  if (statuses?.some((s) => !DISPUTE_STATUS_LABELS[s])) throw paramError("status holds an unknown filter code");
+  const statuses = str(q, "status")
+    ?.split(",")
+    .map((s) => Number(s.trim()));
+  if (statuses?.some((s) => !DISPUTE_STATUS_LABELS[s]))
+    throw paramError("status holds an unknown filter code");
   const all = [...ctx.state.disputes.values()]
     .filter((d) => d.accountId === ctx.account.accountId)
-    .filter((d) => (!orderId || d.orderId === orderId) && (disputeId === undefined || d.id === String(disputeId)))
+    .filter(
+      (d) =>
+        (!orderId || d.orderId === orderId) &&
+        (disputeId === undefined || d.id === String(disputeId)),
+    )
     .filter((d) => !orderNumber || d.orderNumber === orderNumber)
-    .filter((d) => startDate === undefined || endDate === undefined || (d.createdAt > startDate && d.createdAt < endDate))
+    .filter(
+      (d) =>
+        startDate === undefined ||
+        endDate === undefined ||
+        (d.createdAt > startDate && d.createdAt < endDate),
+    )
     .filter((d) => !statuses || statuses.includes(d.statusCode))
     .sort((a, b) => b.createdAt - a.createdAt);
   return {
@@ -280,7 +331,12 @@ export function getDisputeMessages(ctx: Ctx): unknown {
   const pageNum = int(ctx.body, "pageNum", { min: 1 }) ?? 1;
   const pageSize = int(ctx.body, "pageSize", { min: 1, max: 50 }) ?? 10;
   const sorted = [...d.messages].sort((a, b) => a.createDate - b.createDate);
-  return { pageNum, pageSize, total: sorted.length, list: sorted.slice((pageNum - 1) * pageSize, pageNum * pageSize) };
+  return {
+    pageNum,
+    pageSize,
+    total: sorted.length,
+    list: sorted.slice((pageNum - 1) * pageSize, pageNum * pageSize),
+  };
 }
 
 const EMOJI_RE = /\p{Extended_Pictographic}|\uFE0F|\u200D/gu;
@@ -293,10 +349,21 @@ export function replyDispute(ctx: Ctx): boolean {
   const imageUrl = strList(ctx.body, "imageUrl") ?? [];
   const videoUrl = strList(ctx.body, "videoUrl") ?? [];
   if (!REPLY_STATUSES.includes(d.statusCode)) {
-    throw new SvcFault(Codes.DISPUTE_STATUS_NO_REPLY, `dispute status ${d.statusCode} does not accept new messages`);
+    throw new SvcFault(
+      Codes.DISPUTE_STATUS_NO_REPLY,
+      `dispute status ${d.statusCode} does not accept new messages`,
+    );
   }
   const now = ctx.state.clock.now();
-  d.messages.push({ messageId: `M${d.id}-${d.messages.length + 1}`, orderId: d.orderId, userType: "1", createDate: now, message: text, imageUrl, videoUrl });
+  d.messages.push({
+    messageId: `M${d.id}-${d.messages.length + 1}`,
+    orderId: d.orderId,
+    userType: "1",
+    createDate: now,
+    message: text,
+    imageUrl,
+    videoUrl,
+  });
   d.updatedAt = now;
   return true;
 }
@@ -313,10 +380,18 @@ export function uploadSourceProblem(raw: string): string | undefined {
   if (url.username || url.password) return "fileUrl must not carry user:password";
   if (url.port) return "fileUrl must use the default port";
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host.endsWith(".localhost")) return "fileUrl must be a public address";
+  if (host === "localhost" || host.endsWith(".localhost"))
+    return "fileUrl must be a public address";
   if (isIP(host) === 4) {
     const [a = 0, b2 = 0] = host.split(".").map(Number);
-    if (a === 10 || a === 127 || a === 0 || (a === 192 && b2 === 168) || (a === 172 && b2 >= 16 && b2 <= 31) || (a === 169 && b2 === 254)) {
+    if (
+      a === 10 ||
+      a === 127 ||
+      a === 0 ||
+      (a === 192 && b2 === 168) ||
+      (a === 172 && b2 >= 16 && b2 <= 31) ||
+      (a === 169 && b2 === 254)
+    ) {
       return "fileUrl must not be a private-network address";
     }
   }
@@ -332,14 +407,20 @@ export function uploadFile(ctx: Ctx): string {
   const kind = /\.(mp4|mov|webm)$/.test(path) ? "video" : "image";
   const key = `${ctx.account.accountId}:${kind}`;
   const used = ctx.state.uploads.get(key) ?? 0;
-  if (used >= UPLOAD_CAP[kind]) throw new SvcFault(Codes.QUOTA_USED_UP, `daily ${kind} upload quota used up`);
+  if (used >= UPLOAD_CAP[kind])
+    throw new SvcFault(Codes.QUOTA_USED_UP, `daily ${kind} upload quota used up`);
   ctx.state.uploads.set(key, used + 1);
   const ext = /\.([a-z0-9]{2,4})$/.exec(path)?.[1] ?? (kind === "video" ? "mp4" : "jpg");
   return `https://files.svc.test/${randomBytes(12).toString("hex")}.${ext}`;
 }
 
 /** The simulator's own move: support changes a dispute's status (and may say something). */
-export function setDisputeStatus(state: SimState, disputeId: string, statusCode: number, supportMessage?: string): void {
+export function setDisputeStatus(
+  state: SimState,
+  disputeId: string,
+  statusCode: number,
+  supportMessage?: string,
+): void {
   const d = state.disputes.get(disputeId);
   if (!d) throw new Error(`dispute ${disputeId} not found`);
   if (!DISPUTE_STATUS_LABELS[statusCode]) throw new Error(`unknown dispute status ${statusCode}`);
@@ -348,7 +429,14 @@ export function setDisputeStatus(state: SimState, disputeId: string, statusCode:
   d.updatedAt = now;
   if (statusCode === 600) d.finallyDeal = d.expectType;
   if (supportMessage) {
-    d.messages.push({ messageId: `M${d.id}-${d.messages.length + 1}`, orderId: d.orderId, userType: "2", createDate: now, message: supportMessage, imageUrl: [], videoUrl: [] });
+    d.messages.push({
+      messageId: `M${d.id}-${d.messages.length + 1}`,
+      orderId: d.orderId,
+      userType: "2",
+      createDate: now,
+      message: supportMessage,
+      imageUrl: [],
+      videoUrl: [],
+    });
   }
 }
-

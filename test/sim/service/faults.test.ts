@@ -15,7 +15,9 @@ describe("injected faults", () => {
     const [v] = variants(sim, 1);
     sim.setFaults({ rateTimeout: 1, ops: ["createOrderV3"], timeoutMs: 400 });
     const body = orderBody("TO-1", [{ vid: v?.vid, quantity: 1 }]);
-    await expect(c.raw("POST", "/shopping/order/createOrderV3", { body, signal: AbortSignal.timeout(100) })).rejects.toThrow();
+    await expect(
+      c.raw("POST", "/shopping/order/createOrderV3", { body, signal: AbortSignal.timeout(100) }),
+    ).rejects.toThrow();
     sim.clearFaults();
 
     expect(sim.order("TO-1")?.orderId).toMatch(/^SO/);
@@ -42,12 +44,17 @@ describe("injected faults", () => {
     const c = await client(sim, { balance: "100.00" });
     const [v] = variants(sim, 1);
     sim.setFaults({ rate5xx: 1, ops: ["createOrderV3"] });
-    const res = await c.raw("POST", "/shopping/order/createOrderV3", { body: orderBody("F-5", [{ vid: v?.vid, quantity: 1 }]) });
+    const res = await c.raw("POST", "/shopping/order/createOrderV3", {
+      body: orderBody("F-5", [{ vid: v?.vid, quantity: 1 }]),
+    });
     expect(res.status).toBe(503);
     expect(sim.order("F-5")).toBeUndefined();
 
     sim.setFaults({ rateBusy: 1 });
-    const busy = await c.post("/shopping/order/createOrderV3", orderBody("F-B", [{ vid: v?.vid, quantity: 1 }]));
+    const busy = await c.post(
+      "/shopping/order/createOrderV3",
+      orderBody("F-B", [{ vid: v?.vid, quantity: 1 }]),
+    );
     expect(busy).toMatchObject({ code: 1600000, result: false, data: null });
     expect(sim.order("F-B")).toBeUndefined();
 
@@ -63,7 +70,8 @@ describe("injected faults", () => {
     const run = async () => {
       sim.setFaults({ rate5xx: 0.5, seed: 7, ops: ["getCategory"] });
       const statuses: number[] = [];
-      for (let i = 0; i < 40; i++) statuses.push((await c.raw("GET", "/product/getCategory")).status);
+      for (let i = 0; i < 40; i++)
+        statuses.push((await c.raw("GET", "/product/getCategory")).status);
       return statuses;
     };
     const first = await run();
@@ -80,13 +88,22 @@ describe("injected faults", () => {
       await c.post("/webhook/set", { order: { type: "ENABLE", callbackUrls: [rx.url] } });
       const [v] = variants(sim, 1);
       sim.setFaults({ dropWebhook: 1 });
-      await c.post("/shopping/order/createOrderV3", orderBody("WD-1", [{ vid: v?.vid, quantity: 1 }]));
+      await c.post(
+        "/shopping/order/createOrderV3",
+        orderBody("WD-1", [{ vid: v?.vid, quantity: 1 }]),
+      );
       await sim.deliverPendingWebhooks();
       expect(rx.received).toHaveLength(0);
-      expect(sim.webhookDeliveries().filter((d) => d.accountId === c.accountId)[0]).toMatchObject({ dropped: true, attempts: 0 });
+      expect(sim.webhookDeliveries().filter((d) => d.accountId === c.accountId)[0]).toMatchObject({
+        dropped: true,
+        attempts: 0,
+      });
 
       sim.setFaults({ duplicateWebhook: 1 });
-      await c.post("/shopping/order/createOrderV3", orderBody("WD-2", [{ vid: v?.vid, quantity: 1 }]));
+      await c.post(
+        "/shopping/order/createOrderV3",
+        orderBody("WD-2", [{ vid: v?.vid, quantity: 1 }]),
+      );
       await sim.deliverPendingWebhooks();
       expect(rx.received).toHaveLength(2);
       expect(rx.received[0]?.body.messageId).toBe(rx.received[1]?.body.messageId);
@@ -124,11 +141,23 @@ describe("admin API", () => {
     expect(sim.clock.now() - t0).toBeGreaterThanOrEqual(60_000);
 
     await admin("/faults", { body: { rateBusy: 1, ops: ["getBalance"] } });
-    const tok = await envelope(await fetch(`${sim.url}/api2.0/v1/authentication/getAccessToken`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ apiKey: "admin-key" }) }));
-    const bal = await envelope(await fetch(`${sim.url}/api2.0/v1/shopping/pay/getBalance`, { headers: { "Svc-Access-Token": tok.data.accessToken } }));
+    const tok = await envelope(
+      await fetch(`${sim.url}/api2.0/v1/authentication/getAccessToken`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ apiKey: "admin-key" }),
+      }),
+    );
+    const bal = await envelope(
+      await fetch(`${sim.url}/api2.0/v1/shopping/pay/getBalance`, {
+        headers: { "Svc-Access-Token": tok.data.accessToken },
+      }),
+    );
     expect(bal.code).toBe(1600000);
     await admin("/faults", { method: "DELETE" });
-    const calls = (await admin(`/calls?op=getBalance&accountId=${acct.accountId}`)) as unknown as Array<{ code: number }>;
+    const calls = (await admin(
+      `/calls?op=getBalance&accountId=${acct.accountId}`,
+    )) as unknown as Array<{ code: number }>;
     expect(calls.map((x) => x.code)).toEqual([1600000]);
     expect((await fetch(`${sim.url}/__sim/nothing`)).status).toBe(404);
   });

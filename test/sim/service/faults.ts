@@ -33,7 +33,8 @@ export class Faults {
   set(config: FaultConfig): void {
     for (const [k, v] of Object.entries(config)) {
       if (k.startsWith("rate") || k.endsWith("Webhook")) {
-        if (typeof v !== "number" || v < 0 || v > 1) throw new Error(`${k} must be a rate in [0, 1]`);
+        if (typeof v !== "number" || v < 0 || v > 1)
+          throw new Error(`${k} must be a rate in [0, 1]`);
       }
     }
     this.config = { ...config };

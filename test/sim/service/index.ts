@@ -46,19 +46,38 @@ export interface ServiceSim {
   createAccount(opts?: CreateAccountOptions): { accountId: string; apiKey: string; openId: string };
   setBalance(accountId: string, amount: string): void;
   getBalance(accountId: string): string;
-  setRateLimits(accountId: string, limits: { callsPerSecond?: number; queryCallsPerSecond?: number }): void;
+  setRateLimits(
+    accountId: string,
+    limits: { callsPerSecond?: number; queryCallsPerSecond?: number },
+  ): void;
   setLatency(ms: number): void;
   setFaults(f: FaultConfig): void;
   clearFaults(): void;
   calls(filter?: { op?: string; accountId?: string }): CallRecord[];
   orders(filter?: { accountId?: string }): SimOrder[];
   order(idOrNumber: string): SimOrder | undefined;
-  connectShopProduct(accountId: string, storeProductId: string, storeVariantId: string, catalogVid: string): void;
+  connectShopProduct(
+    accountId: string,
+    storeProductId: string,
+    storeVariantId: string,
+    catalogVid: string,
+  ): void;
   ship(orderId: string, opts?: ShipOptions): void;
   deliver(orderId: string): void;
   setDisputeStatus(disputeId: string, status: number, supportMessage?: string): void;
   deliverPendingWebhooks(): Promise<void>;
-  webhookDeliveries(): Array<{ messageId: string; type: string; url: string; attempts: number; delivered: boolean; body: unknown; messageType: string; dropped: boolean; gaveUp: boolean; accountId: string }>;
+  webhookDeliveries(): Array<{
+    messageId: string;
+    type: string;
+    url: string;
+    attempts: number;
+    delivered: boolean;
+    body: unknown;
+    messageType: string;
+    dropped: boolean;
+    gaveUp: boolean;
+    accountId: string;
+  }>;
   /** Internal state, for the admin API and unusual assertions. */
   readonly state: SimState;
   close(): Promise<void>;
@@ -109,15 +128,20 @@ export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<Ser
     setRateLimits(id, limits) {
       const a = account(id);
       if (limits.callsPerSecond !== undefined) a.callsPerSecond = limits.callsPerSecond;
-      if (limits.queryCallsPerSecond !== undefined) a.queryCallsPerSecond = limits.queryCallsPerSecond;
+      if (limits.queryCallsPerSecond !== undefined)
+        a.queryCallsPerSecond = limits.queryCallsPerSecond;
     },
     setLatency(ms) {
       latencyMs = Math.max(0, ms);
     },
     setFaults: (f) => faults.set(f),
     clearFaults: () => faults.clear(),
-    calls: (f = {}) => state.calls.filter((c) => (!f.op || c.op === f.op) && (!f.accountId || c.accountId === f.accountId)),
-    orders: (f = {}) => [...state.orders.values()].filter((o) => !f.accountId || o.accountId === f.accountId),
+    calls: (f = {}) =>
+      state.calls.filter(
+        (c) => (!f.op || c.op === f.op) && (!f.accountId || c.accountId === f.accountId),
+      ),
+    orders: (f = {}) =>
+      [...state.orders.values()].filter((o) => !f.accountId || o.accountId === f.accountId),
     order: (id) => findOrder(state, id),
     connectShopProduct(accountId, storeProductId, storeVariantId, catalogVid) {
       const a = account(accountId);
@@ -163,9 +187,10 @@ export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<Ser
   const front = { rt, faults, latencyMs: () => latencyMs };
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://sim.local");
-    const run = url.pathname.startsWith("/__sim/") || url.pathname === "/__sim"
-      ? handleAdmin(sim, faults, req, res, url)
-      : handleApi(front, req, res, url);
+    const run =
+      url.pathname.startsWith("/__sim/") || url.pathname === "/__sim"
+        ? handleAdmin(sim, faults, req, res, url)
+        : handleApi(front, req, res, url);
     run.catch((e: unknown) => {
       console.error("[service-sim] request failed:", e);
       sendJson(res, 500, { error: e instanceof Error ? e.message : String(e) });

@@ -11,7 +11,9 @@ import { bool, int, str, strList, type Json } from "./validate";
 const PRIVATE_LIMIT = 12;
 
 function privateProducts(ctx: Ctx): CatalogProduct[] {
-  return ctx.state.catalog.products.filter((p) => p.productType === "SERVICE_PRODUCT").slice(0, PRIVATE_LIMIT);
+  return ctx.state.catalog.products
+    .filter((p) => p.productType === "SERVICE_PRODUCT")
+    .slice(0, PRIVATE_LIMIT);
 }
 
 export function warehouseDetail(ctx: Ctx): unknown {
@@ -62,8 +64,12 @@ export function querySpuPage(ctx: Ctx): unknown {
   str(b, "sortField", { max: 100 });
   str(b, "sortType", { max: 10 });
   const items = privateProducts(ctx)
-    .filter((p) => matches(`${p.nameEn} ${p.sku} ${p.variants.map((v) => v.sku).join(" ")}`, keyword))
-    .filter((p) => (!productId || p.pid === productId) && (!sku || p.variants.some((v) => v.sku === sku)))
+    .filter((p) =>
+      matches(`${p.nameEn} ${p.sku} ${p.variants.map((v) => v.sku).join(" ")}`, keyword),
+    )
+    .filter(
+      (p) => (!productId || p.pid === productId) && (!sku || p.variants.some((v) => v.sku === sku)),
+    )
     .filter((p) => !available || stockOf(p) > 0)
     .map((p) => ({
       productId: p.pid,
@@ -74,7 +80,9 @@ export function querySpuPage(ctx: Ctx): unknown {
       skuQuantity: p.variants.length,
       totalWarehouseQuantity: stockOf(p),
       minStockPrice: moneyNumber(p.sellPrice),
-      maxStockPrice: moneyNumber(p.variants.reduce((m, v) => (v.sellPrice > m ? v.sellPrice : m), p.sellPrice)),
+      maxStockPrice: moneyNumber(
+        p.variants.reduce((m, v) => (v.sellPrice > m ? v.sellPrice : m), p.sellPrice),
+      ),
       warehouseQuantityInfoList: ["US", "CN"].map((c) => ({
         countryCode: c,
         warehouseQuantity: p.variants.reduce((a, v) => a + (v.inventory[c] ?? 0), 0),
@@ -107,7 +115,11 @@ export function querySkuListByProductId(ctx: Ctx): unknown {
         bigImage: v.image,
         minStockPrice: moneyNumber(v.sellPrice),
         maxStockPrice: moneyNumber(v.sellPrice),
-        warehouseQuantityInfoList: ["US", "CN"].map((c) => ({ countryCode: c, warehouseQuantity: v.inventory[c] ?? 0, clientTransitQuantity: 0 })),
+        warehouseQuantityInfoList: ["US", "CN"].map((c) => ({
+          countryCode: c,
+          warehouseQuantity: v.inventory[c] ?? 0,
+          clientTransitQuantity: 0,
+        })),
       };
     });
 }
@@ -204,6 +216,10 @@ export function querySkuFlowByCondition(ctx: Ctx): unknown {
         skuDetailInfo: quantities(n),
       };
     })
-    .filter((f) => (!recordId || f.clientRecordId === recordId) && (clientVisible === undefined || f.clientVisible === clientVisible));
+    .filter(
+      (f) =>
+        (!recordId || f.clientRecordId === recordId) &&
+        (clientVisible === undefined || f.clientVisible === clientVisible),
+    );
   return pageA(flows, b);
 }

@@ -12,10 +12,15 @@ function arg(name: string): string | undefined {
 
 const sim = await startServiceSim({
   port: Number(arg("--port") ?? process.env.SVC_SIM_PORT ?? 0),
-  allowLoopbackWebhooks: process.argv.includes("--loopback-webhooks") || process.env.SVC_SIM_LOOPBACK === "1",
+  allowLoopbackWebhooks:
+    process.argv.includes("--loopback-webhooks") || process.env.SVC_SIM_LOOPBACK === "1",
   enforceRateLimits: !process.argv.includes("--no-rate-limits"),
 });
-const demo = sim.createAccount({ apiKey: arg("--api-key") ?? "demo-api-key", balance: arg("--balance") ?? "1000.00", email: "demo@merchant.test" });
+const demo = sim.createAccount({
+  apiKey: arg("--api-key") ?? "demo-api-key",
+  balance: arg("--balance") ?? "1000.00",
+  email: "demo@merchant.test",
+});
 
 console.log(`Service simulator listening at ${sim.url}`);
 console.log(`API base:      ${sim.url}/api2.0/v1`);

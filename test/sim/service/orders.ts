@@ -68,14 +68,20 @@ function createOrder(ctx: Ctx, via: SimOrder["via"]): unknown {
   const platform = str(b, "platform", { max: 20 }) ?? "Api";
   const shopLogisticsType = int(b, "shopLogisticsType", { min: 1, max: 3 }) ?? 2;
   const storageId = str(b, "storageId", { max: 40 });
-  if (shopLogisticsType === 1 && !storageId) throw paramError("storageId is required when shopLogisticsType=1");
-  if (storageId && shopLogisticsType === 1 && !state.catalog.storages.some((s) => s.id === storageId)) {
+  if (shopLogisticsType === 1 && !storageId)
+    throw paramError("storageId is required when shopLogisticsType=1");
+  if (
+    storageId &&
+    shopLogisticsType === 1 &&
+    !state.catalog.storages.some((s) => s.id === storageId)
+  ) {
     throw paramError(`storageId ${storageId} does not exist`);
   }
   int(b, "iossType", { min: 1, max: 3 });
   str(b, "iossNumber", { max: 10 });
   const storeName = str(b, "storeName", { max: 50 });
-  if (storeName && storeName !== account.shopName) throw paramError(`store ${storeName} is not an API store of this account`);
+  if (storeName && storeName !== account.shopName)
+    throw paramError(`store ${storeName} is not an API store of this account`);
   const storeOrderTime = int(b, "storeOrderTime");
   if (storeOrderTime !== undefined && storeOrderTime * 1000 > state.clock.now()) {
     throw paramError("storeOrderTime must not be later than now");
@@ -84,11 +90,16 @@ function createOrder(ctx: Ctx, via: SimOrder["via"]): unknown {
   if (orderFlow === 2 && !v3) throw paramError("orderFlow=2 requires createOrderV3");
   const rawLines = list(b, "products", { required: true }) ?? [];
   const option = logisticsByName(logisticName);
-  if (!option) throw new SvcFault(Codes.INVALID_LOGISTICS, `invalid logistics method: ${logisticName}`);
+  if (!option)
+    throw new SvcFault(Codes.INVALID_LOGISTICS, `invalid logistics method: ${logisticName}`);
 
-  const lines = rawLines.map((raw, i) => parseLine(ctx, asObject(raw, `products[${i}]`), i, v3, orderFlow));
+  const lines = rawLines.map((raw, i) =>
+    parseLine(ctx, asObject(raw, `products[${i}]`), i, v3, orderFlow),
+  );
 
-  const duplicate = [...state.orders.values()].find((o) => o.accountId === account.accountId && o.orderNumber === orderNumber);
+  const duplicate = [...state.orders.values()].find(
+    (o) => o.accountId === account.accountId && o.orderNumber === orderNumber,
+  );
   if (duplicate) {
     throw new SvcFault(
       Codes.DUPLICATE_ORDER,
@@ -174,7 +185,11 @@ function parseLine(ctx: Ctx, l: Json, i: number, v3: boolean, orderFlow: number)
   }
   const variant = byVid ?? bySku;
   if (variant) {
-    if (variant.removed) throw new SvcFault(Codes.VARIANT_REMOVED, `products[${i}]: variant ${variant.vid} has been removed`);
+    if (variant.removed)
+      throw new SvcFault(
+        Codes.VARIANT_REMOVED,
+        `products[${i}]: variant ${variant.vid} has been removed`,
+      );
     return { ...line, vid: variant.vid, sellPrice: variant.sellPrice, connected: true };
   }
   if (orderFlow !== 2) throw paramError(`products[${i}]: variant ${vid ?? sku} not found`);
@@ -198,7 +213,10 @@ function resolveConnection(state: SimState, account: Account, line: ParsedLine):
 
 function rememberShopProduct(state: SimState, account: Account, line: SimOrderLine): void {
   const exists = state.shopProducts.some(
-    (p) => p.accountId === account.accountId && p.storeVariantId === line.storeVid && p.storeProductId === (line.storeProductId ?? ""),
+    (p) =>
+      p.accountId === account.accountId &&
+      p.storeVariantId === line.storeVid &&
+      p.storeProductId === (line.storeProductId ?? ""),
   );
   if (exists) return;
   state.shopProducts.push({
@@ -258,7 +276,9 @@ function creationResult(order: SimOrder, svcPayUrl: string | null): Json {
   if (order.orderId) out.orderId = order.orderId;
   else {
     const missing = order.lines.filter((l) => !l.connected).map((l) => l.storeVid ?? l.vid);
-    out.interceptOrderReasons = [{ code: 1, message: `shop products not connected: ${missing.join(", ")}` }];
+    out.interceptOrderReasons = [
+      { code: 1, message: `shop products not connected: ${missing.join(", ")}` },
+    ];
   }
   return out;
 }
@@ -315,18 +335,36 @@ export function addCart(ctx: Ctx): unknown {
     else if (order.status === "CREATED" || order.status === "IN_CART") {
       order.status = "IN_CART";
       added.push(id);
-    } else intercepted.push({ orderId: id, message: `order status ${order.status} cannot be added to the cart` });
+    } else
+      intercepted.push({
+        orderId: id,
+        message: `order status ${order.status} cannot be added to the cart`,
+      });
   }
   if (added.length === 0) {
-    throw new SvcFault(Codes.CART_FAILURE, `no order could be added to the cart: ${intercepted.map((i) => `${i.orderId} ${i.message}`).join("; ")}`);
+    throw new SvcFault(
+      Codes.CART_FAILURE,
+      `no order could be added to the cart: ${intercepted.map((i) => `${i.orderId} ${i.message}`).join("; ")}`,
+    );
   }
-  return { successCount: added.length, addSuccessOrders: added, unInterceptAddressCount: 0, interceptOrders: intercepted };
+  return {
+    successCount: added.length,
+    addSuccessOrders: added,
+    unInterceptAddressCount: 0,
+    interceptOrders: intercepted,
+  };
 }
 
-function interceptReasons(state: SimState, order: SimOrder): Array<{ code: number; message: string }> {
+function interceptReasons(
+  state: SimState,
+  order: SimOrder,
+): Array<{ code: number; message: string }> {
   const reasons: Array<{ code: number; message: string }> = [];
   if (BLOCKED_COUNTRIES.includes(order.shipping.countryCode.toUpperCase())) {
-    reasons.push({ code: 101, message: `destination ${order.shipping.countryCode} is not supported` });
+    reasons.push({
+      code: 101,
+      message: `destination ${order.shipping.countryCode} is not supported`,
+    });
   }
   if (/\bP\.?\s*O\.?\s*BOX\b/i.test(`${order.shipping.address} ${order.shipping.address2 ?? ""}`)) {
     reasons.push({ code: 102, message: "PO Box addresses are not supported" });
@@ -365,7 +403,11 @@ export function addCartConfirm(ctx: Ctx): unknown {
     }
     if (order.status !== "IN_CART") {
       intercepted.push(id);
-      reasons.push({ orderId: id, code: 100, message: `order status ${order.status} is not IN_CART` });
+      reasons.push({
+        orderId: id,
+        code: 100,
+        message: `order status ${order.status} is not IN_CART`,
+      });
       continue;
     }
     const found = interceptReasons(ctx.state, order);
@@ -376,7 +418,10 @@ export function addCartConfirm(ctx: Ctx): unknown {
     } else ok.push(order);
   }
   if (ok.length === 0) {
-    throw new SvcFault(Codes.CART_FAILURE, `no order could be confirmed: ${reasons.map((r) => `${r.orderId} ${r.message}`).join("; ")}`);
+    throw new SvcFault(
+      Codes.CART_FAILURE,
+      `no order could be confirmed: ${reasons.map((r) => `${r.orderId} ${r.message}`).join("; ")}`,
+    );
   }
   if (new Set(ok.map((o) => o.isSandbox)).size > 1) {
     throw new SvcFault(Codes.CART_FAILURE, "sandbox and normal orders cannot share a parent order");
@@ -416,7 +461,10 @@ export function updateLogistics(ctx: Ctx): unknown {
   const order = ownOrderByAnyId(ctx.state, ctx.account.accountId, orderCode);
   if (!order) throw new SvcFault(Codes.ORDER_NOT_FOUND, "order does not exist");
   if (order.status !== "CREATED" && order.status !== "IN_CART") {
-    throw new SvcFault(Codes.ORDER_STATUS_CHANGED, `order status changed (${order.status}); order cannot be modified`);
+    throw new SvcFault(
+      Codes.ORDER_STATUS_CHANGED,
+      `order status changed (${order.status}); order cannot be modified`,
+    );
   }
   const option = LOGISTICS.find((l) => l.id === id);
   if (!option || (logisticsName && logisticsName !== option.logisticsName)) {
@@ -449,14 +497,22 @@ export function sandboxUpdateTrackNumber(ctx: Ctx): boolean {
   const mine = order.accountId === ctx.account.accountId;
   if (!order.isSandbox) {
     if (!mine) throw new SvcFault(Codes.ORDER_NOT_FOUND, "order not found");
-    throw new SvcFault(Codes.NOT_SANDBOX_ORDER, "not a sandbox order; tracking number update forbidden");
+    throw new SvcFault(
+      Codes.NOT_SANDBOX_ORDER,
+      "not a sandbox order; tracking number update forbidden",
+    );
   }
-  if (!mine) throw new SvcFault(Codes.SANDBOX_ORDER_FOREIGN, "sandbox order belongs to another account");
+  if (!mine)
+    throw new SvcFault(Codes.SANDBOX_ORDER_FOREIGN, "sandbox order belongs to another account");
   if (!order.paid || order.status === "CLOSED" || order.status === "CANCELLED") {
     const status = order.paid ? order.status : "UNPAID";
-    throw new SvcFault(Codes.SANDBOX_STATUS_FORBIDS, `order status ${status} does not allow a tracking update`);
+    throw new SvcFault(
+      Codes.SANDBOX_STATUS_FORBIDS,
+      `order status ${status} does not allow a tracking update`,
+    );
   }
-  if (!order.logisticName) throw new SvcFault(Codes.NO_LOGISTICS_INFO, "no logistics information on the order yet");
+  if (!order.logisticName)
+    throw new SvcFault(Codes.NO_LOGISTICS_INFO, "no logistics information on the order yet");
   const account = ctx.account;
   setTracking(ctx.rt, account, order, { trackNumber });
   return true;
@@ -471,9 +527,11 @@ export interface ShipOptions {
 
 function setTracking(rt: SimRuntime, account: Account, order: SimOrder, opts: ShipOptions): void {
   const now = rt.state.clock.now();
-  order.trackNumber = opts.trackNumber ?? order.trackNumber ?? `SVCT${String(nextSeq(rt.state)).padStart(10, "0")}`;
+  order.trackNumber =
+    opts.trackNumber ?? order.trackNumber ?? `SVCT${String(nextSeq(rt.state)).padStart(10, "0")}`;
   if (opts.logisticName) order.logisticName = opts.logisticName;
-  order.trackingUrl = opts.trackingUrl ?? `https://track.svc.test/${encodeURIComponent(order.trackNumber)}`;
+  order.trackingUrl =
+    opts.trackingUrl ?? `https://track.svc.test/${encodeURIComponent(order.trackNumber)}`;
   order.trackingProvider = order.logisticName;
   if (order.status === "UNSHIPPED") {
     order.status = "SHIPPED";
@@ -487,15 +545,20 @@ function setTracking(rt: SimRuntime, account: Account, order: SimOrder, opts: Sh
 export function shipOrder(rt: SimRuntime, order: SimOrder, opts: ShipOptions = {}): void {
   const account = rt.state.accounts.get(order.accountId);
   if (!account) throw new Error(`account ${order.accountId} not found`);
-  if (!order.paid) throw new Error(`order ${order.orderId ?? order.orderNumber} is not paid (status ${order.status})`);
-  if (order.status === "CANCELLED" || order.status === "CLOSED") throw new Error(`order is ${order.status}`);
+  if (!order.paid)
+    throw new Error(
+      `order ${order.orderId ?? order.orderNumber} is not paid (status ${order.status})`,
+    );
+  if (order.status === "CANCELLED" || order.status === "CLOSED")
+    throw new Error(`order is ${order.status}`);
   setTracking(rt, account, order, opts);
 }
 
 export function deliverOrder(rt: SimRuntime, order: SimOrder): void {
   const account = rt.state.accounts.get(order.accountId);
   if (!account) throw new Error(`account ${order.accountId} not found`);
-  if (order.status !== "SHIPPED") throw new Error(`order ${order.orderId ?? order.orderNumber} is ${order.status}, not SHIPPED`);
+  if (order.status !== "SHIPPED")
+    throw new Error(`order ${order.orderId ?? order.orderNumber} is ${order.status}, not SHIPPED`);
   order.status = "DELIVERED";
   order.deliveredAt = rt.state.clock.now();
   emitOrder(rt, account, order, "UPDATE");
@@ -505,8 +568,16 @@ export function deliverOrder(rt: SimRuntime, order: SimOrder): void {
 // ---------------------------------------------------------------------------------------------
 // Webhook payloads
 
-export function emitOrder(rt: SimRuntime, account: Account, order: SimOrder, messageType: string, storeLineItemIds?: string[]): void {
-  const items = order.lines.filter((l) => !storeLineItemIds || (l.storeLineItemId && storeLineItemIds.includes(l.storeLineItemId)));
+export function emitOrder(
+  rt: SimRuntime,
+  account: Account,
+  order: SimOrder,
+  messageType: string,
+  storeLineItemIds?: string[],
+): void {
+  const items = order.lines.filter(
+    (l) => !storeLineItemIds || (l.storeLineItemId && storeLineItemIds.includes(l.storeLineItemId)),
+  );
   rt.webhooks.emit(account, "ORDER", messageType, {
     orderId: order.orderId,
     svcOrderId: order.orderId,
@@ -527,11 +598,23 @@ export function emitOrder(rt: SimRuntime, account: Account, order: SimOrder, mes
   });
 }
 
-function emitLogistic(rt: SimRuntime, account: Account, order: SimOrder, trackingStatus: number): void {
+function emitLogistic(
+  rt: SimRuntime,
+  account: Account,
+  order: SimOrder,
+  trackingStatus: number,
+): void {
   const events = [
-    { time: formatUtc(order.shippedAt ?? rt.state.clock.now()), status: "Shipment information received" },
+    {
+      time: formatUtc(order.shippedAt ?? rt.state.clock.now()),
+      status: "Shipment information received",
+    },
   ];
-  if (trackingStatus === 12) events.push({ time: formatUtc(order.deliveredAt ?? rt.state.clock.now()), status: "Delivered" });
+  if (trackingStatus === 12)
+    events.push({
+      time: formatUtc(order.deliveredAt ?? rt.state.clock.now()),
+      status: "Delivered",
+    });
   rt.webhooks.emit(account, "LOGISTIC", "UPDATE", {
     orderId: order.orderId,
     logisticName: order.logisticName,
@@ -556,18 +639,23 @@ function batchIds(ctx: Ctx): string[] {
     throw new SvcFault(Codes.BATCH_IDS_INVALID, `orderIds must not exceed ${BATCH_MAX_IDS}`, 400);
   }
   return raw.map((v, i) => {
-    if (typeof v !== "string" && typeof v !== "number") throw paramError(`orderIds[${i}] must be a string`);
+    if (typeof v !== "string" && typeof v !== "number")
+      throw paramError(`orderIds[${i}] must be a string`);
     return String(v);
   });
 }
 
 export function subStatus(state: SimState, order: SimOrder): string | null {
   if (order.status !== "UNSHIPPED") return null;
-  return order.paidAt !== undefined && state.clock.now() - order.paidAt >= PROCESSING_AFTER_MS ? "PROCESSING" : "PENDING";
+  return order.paidAt !== undefined && state.clock.now() - order.paidAt >= PROCESSING_AFTER_MS
+    ? "PROCESSING"
+    : "PENDING";
 }
 
 export function orderRecord(state: SimState, order: SimOrder): Json {
-  const storage = state.catalog.storages.find((s) => s.id === order.storageId) ?? state.catalog.storages.find((s) => s.areaCountryCode === order.fromCountryCode);
+  const storage =
+    state.catalog.storages.find((s) => s.id === order.storageId) ??
+    state.catalog.storages.find((s) => s.areaCountryCode === order.fromCountryCode);
   return {
     orderId: order.orderId,
     orderNum: order.orderNumber,
@@ -588,7 +676,10 @@ export function orderRecord(state: SimState, order: SimOrder): Json {
     trackingUrl: order.trackingUrl ?? null,
     disputeId: null,
     disputeOpenedId: null,
-    orderWeight: order.lines.reduce((a, l) => a + (state.catalog.variantByVid.get(l.vid)?.weight ?? 0) * l.quantity, 0),
+    orderWeight: order.lines.reduce(
+      (a, l) => a + (state.catalog.variantByVid.get(l.vid)?.weight ?? 0) * l.quantity,
+      0,
+    ),
     orderAmount: moneyNumber(order.orderAmount),
     productAmount: moneyNumber(order.productAmount),
     postageAmount: moneyNumber(order.postageAmount),
@@ -641,7 +732,8 @@ export function getProofOfDelivery(ctx: Ctx): unknown {
     if (!order?.orderId) continue;
     out.push({
       orderId: order.orderId,
-      proofOfDeliveryList: order.status === "DELIVERED" ? [`https://pod.svc.test/${order.orderId}/1.jpg`] : [],
+      proofOfDeliveryList:
+        order.status === "DELIVERED" ? [`https://pod.svc.test/${order.orderId}/1.jpg`] : [],
     });
   }
   return out;
@@ -652,7 +744,11 @@ export function warehousePhotos(ctx: Ctx): unknown {
   return ids.flatMap((id) => {
     const order = ownOrderById(ctx.state, ctx.account.accountId, id);
     if (!order?.orderId || !order.paid) return [];
-    return [{ orderId: order.orderId, pictureJson: [{ url: `https://photo.svc.test/${order.orderId}/1.jpg`, type: "image" }] }];
+    return [
+      {
+        orderId: order.orderId,
+        pictureJson: [{ url: `https://photo.svc.test/${order.orderId}/1.jpg`, type: "image" }],
+      },
+    ];
   });
 }
-

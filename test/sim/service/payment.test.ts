@@ -9,22 +9,41 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-async function createOrders(c: Client, prefix: string, n: number, extra: Record<string, unknown> = {}): Promise<string[]> {
+async function createOrders(
+  c: Client,
+  prefix: string,
+  n: number,
+  extra: Record<string, unknown> = {},
+): Promise<string[]> {
   const vs = variants(sim, n);
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const res = await c.post("/shopping/order/createOrderV3", orderBody(`${prefix}-${i}`, [{ vid: vs[i]?.vid, quantity: i + 1 }], extra));
+    const res = await c.post(
+      "/shopping/order/createOrderV3",
+      orderBody(`${prefix}-${i}`, [{ vid: vs[i]?.vid, quantity: i + 1 }], extra),
+    );
     expect(res.code).toBe(200);
     ids.push(res.data.orderId as string);
   }
   return ids;
 }
 
-async function toShipment(c: Client, ids: string[]): Promise<{ shipmentOrderId: string; payId: string; payAmount: string }> {
-  expect((await c.post("/shopping/order/addCart", { svcOrderIdList: ids })).data.successCount).toBe(ids.length);
+async function toShipment(
+  c: Client,
+  ids: string[],
+): Promise<{ shipmentOrderId: string; payId: string; payAmount: string }> {
+  expect((await c.post("/shopping/order/addCart", { svcOrderIdList: ids })).data.successCount).toBe(
+    ids.length,
+  );
   const confirm = await c.post("/shopping/order/addCartConfirm", { svcOrderIdList: ids });
-  expect(confirm.data).toMatchObject({ successCount: ids.length, submitSuccess: true, interceptOrders: [] });
-  const parent = await c.post("/shopping/order/saveGenerateParentOrder", { shipmentOrderId: confirm.data.shipmentsId });
+  expect(confirm.data).toMatchObject({
+    successCount: ids.length,
+    submitSuccess: true,
+    interceptOrders: [],
+  });
+  const parent = await c.post("/shopping/order/saveGenerateParentOrder", {
+    shipmentOrderId: confirm.data.shipmentsId,
+  });
   expect(parent.code).toBe(200);
   expect(parent.data.shipmentOrderId).toBe(confirm.data.shipmentsId);
   expect(parent.data.payId).toEqual(expect.any(String));
@@ -41,21 +60,34 @@ describe("cart, parent order and balance payment", () => {
     const due = sum(ids);
     expect(parent.payAmount).toBe(formatMoney(due));
 
-    const pay = await c.post("/shopping/pay/payBalanceV2", { shipmentOrderId: parent.shipmentOrderId, payId: parent.payId });
+    const pay = await c.post("/shopping/pay/payBalanceV2", {
+      shipmentOrderId: parent.shipmentOrderId,
+      payId: parent.payId,
+    });
     expect(pay).toMatchObject({ code: 200, data: null });
     expect(sim.getBalance(c.accountId)).toBe(formatMoney(100007n - due));
     for (const id of ids) expect(sim.order(id)?.status).toBe("UNSHIPPED");
 
     // Paying again must not deduct again.
-    expect((await c.post("/shopping/pay/payBalanceV2", { shipmentOrderId: parent.shipmentOrderId })).code).toBe(200);
+    expect(
+      (await c.post("/shopping/pay/payBalanceV2", { shipmentOrderId: parent.shipmentOrderId }))
+        .code,
+    ).toBe(200);
     expect(sim.getBalance(c.accountId)).toBe(formatMoney(100007n - due));
     const balance = await c.get("/shopping/pay/getBalance");
     expect(balance.data.amount).toBe(Number(formatMoney(100007n - due)));
 
     const detail = await c.post("/shopping/order/getOrderDetailBatch", { orderIds: ids });
-    expect(detail.data.map((o: { orderStatus: string; subStatus: string }) => [o.orderStatus, o.subStatus])).toEqual(ids.map(() => ["UNSHIPPED", "PENDING"]));
+    expect(
+      detail.data.map((o: { orderStatus: string; subStatus: string }) => [
+        o.orderStatus,
+        o.subStatus,
+      ]),
+    ).toEqual(ids.map(() => ["UNSHIPPED", "PENDING"]));
     sim.clock.advance(3_600_000);
-    const later = await c.post("/shopping/order/getOrderDetailBatch", { orderIds: ids.slice(0, 1) });
+    const later = await c.post("/shopping/order/getOrderDetailBatch", {
+      orderIds: ids.slice(0, 1),
+    });
     expect(later.data[0].subStatus).toBe("PROCESSING");
   });
 
@@ -63,7 +95,9 @@ describe("cart, parent order and balance payment", () => {
     const c = await client(sim, { balance: "1.00" });
     const ids = await createOrders(c, "S", 2);
     const parent = await toShipment(c, ids);
-    const pay = await c.post("/shopping/pay/payBalanceV2", { shipmentOrderId: parent.shipmentOrderId });
+    const pay = await c.post("/shopping/pay/payBalanceV2", {
+      shipmentOrderId: parent.shipmentOrderId,
+    });
     expect(pay.code).toBe(1604000);
     expect(pay.data).toBeNull();
     expect(sim.getBalance(c.accountId)).toBe("1.00");
@@ -71,7 +105,10 @@ describe("cart, parent order and balance payment", () => {
 
     // Top up to exactly the amount due: the balance reaches zero.
     sim.setBalance(c.accountId, formatMoney(sum(ids)));
-    expect((await c.post("/shopping/pay/payBalanceV2", { shipmentOrderId: parent.shipmentOrderId })).code).toBe(200);
+    expect(
+      (await c.post("/shopping/pay/payBalanceV2", { shipmentOrderId: parent.shipmentOrderId }))
+        .code,
+    ).toBe(200);
     expect(sim.getBalance(c.accountId)).toBe("0.00");
   });
 
@@ -93,7 +130,10 @@ describe("cart, parent order and balance payment", () => {
     const c = await client(sim, { balance: "10.00" });
     const sandbox = await createOrders(c, "SB", 2, { isSandbox: 1 });
     const parent = await toShipment(c, sandbox);
-    expect((await c.post("/shopping/pay/payBalanceV2", { shipmentOrderId: parent.shipmentOrderId })).code).toBe(200);
+    expect(
+      (await c.post("/shopping/pay/payBalanceV2", { shipmentOrderId: parent.shipmentOrderId }))
+        .code,
+    ).toBe(200);
     expect(sim.getBalance(c.accountId)).toBe("10.00");
     expect(sim.order(sandbox[0] ?? "")?.paid).toBe(true);
 
@@ -108,7 +148,10 @@ describe("cart, parent order and balance payment", () => {
     const c = await client(sim, { balance: "100.00" });
     const [good] = await createOrders(c, "IC", 1);
     const [, v] = variants(sim, 2);
-    const bad = await c.post("/shopping/order/createOrderV3", orderBody("IC-PO", [{ vid: v?.vid, quantity: 1 }], { shippingAddress: "PO Box 12" }));
+    const bad = await c.post(
+      "/shopping/order/createOrderV3",
+      orderBody("IC-PO", [{ vid: v?.vid, quantity: 1 }], { shippingAddress: "PO Box 12" }),
+    );
     const ids = [good, bad.data.orderId as string];
     await c.post("/shopping/order/addCart", { svcOrderIdList: ids });
     const confirm = await c.post("/shopping/order/addCartConfirm", { svcOrderIdList: ids });
@@ -124,10 +167,15 @@ describe("cart, parent order and balance payment", () => {
   it("createOrderV2 with payType 2 pays in the same call", async () => {
     const c = await client(sim, { balance: "300.00" });
     const [v] = variants(sim, 1);
-    const res = await c.post("/shopping/order/createOrderV2", orderBody("V2-1", [{ vid: v?.vid, quantity: 1 }], { payType: 2 }));
+    const res = await c.post(
+      "/shopping/order/createOrderV2",
+      orderBody("V2-1", [{ vid: v?.vid, quantity: 1 }], { payType: 2 }),
+    );
     expect(res.data.orderStatus).toBe("UNSHIPPED");
     expect(res.data.shipmentOrderId).toEqual(expect.any(String));
-    expect(sim.getBalance(c.accountId)).toBe(formatMoney(30000n - (sim.order("V2-1")?.orderAmount ?? 0n)));
+    expect(sim.getBalance(c.accountId)).toBe(
+      formatMoney(30000n - (sim.order("V2-1")?.orderAmount ?? 0n)),
+    );
   });
 });
 
@@ -136,13 +184,27 @@ describe("logistics and sandbox tracking", () => {
     const c = await client(sim, { balance: "300.00" });
     const [id] = await createOrders(c, "UL", 1);
     const before = sim.order(id ?? "")?.postageAmount;
-    const ok = await c.post("/shopping/order/updateLogistics", { id: 9003, orderCode: id, logisticsName: "Express Air" });
+    const ok = await c.post("/shopping/order/updateLogistics", {
+      id: 9003,
+      orderCode: id,
+      logisticsName: "Express Air",
+    });
     expect(ok.code).toBe(200);
     expect(sim.order(id ?? "")?.logisticName).toBe("Express Air");
     expect(sim.order(id ?? "")?.postageAmount).not.toBe(before);
-    expect((await c.post("/shopping/order/updateLogistics", { id: 9003, orderCode: id, logisticsName: "USPS" })).code).toBe(1605001);
+    expect(
+      (
+        await c.post("/shopping/order/updateLogistics", {
+          id: 9003,
+          orderCode: id,
+          logisticsName: "USPS",
+        })
+      ).code,
+    ).toBe(1605001);
     await c.post("/shopping/pay/payBalance", { orderId: id });
-    expect((await c.post("/shopping/order/updateLogistics", { id: 9004, orderCode: id })).code).toBe(8002);
+    expect(
+      (await c.post("/shopping/order/updateLogistics", { id: 9004, orderCode: id })).code,
+    ).toBe(8002);
   });
 
   it("updateTrackNumber: 811, 818, 819, length 64, and success read back from the query", async () => {
@@ -162,6 +224,10 @@ describe("logistics and sandbox tracking", () => {
     expect((await track(c, sb, "x".repeat(64))).code).toBe(200);
     expect((await track(c, sb, "LAST-WINS")).code).toBe(200);
     const q = await c.post("/shopping/order/getOrderDetailBatch", { orderIds: [sb] });
-    expect(q.data[0]).toMatchObject({ trackNumber: "LAST-WINS", orderStatus: "SHIPPED", isSandbox: 1 });
+    expect(q.data[0]).toMatchObject({
+      trackNumber: "LAST-WINS",
+      orderStatus: "SHIPPED",
+      isSandbox: 1,
+    });
   });
 });

@@ -13,7 +13,11 @@ import { str } from "./validate";
 
 export function getBalance(ctx: Ctx): unknown {
   const a = ctx.account;
-  return { amount: moneyNumber(a.balance), noWithdrawalAmount: moneyNumber(a.bonus), freezeAmount: moneyNumber(a.frozen) };
+  return {
+    amount: moneyNumber(a.balance),
+    noWithdrawalAmount: moneyNumber(a.bonus),
+    freezeAmount: moneyNumber(a.frozen),
+  };
 }
 
 /**
@@ -24,7 +28,11 @@ export function payOrders(rt: SimRuntime, account: Account, orders: SimOrder[]):
   const unpaid = orders.filter((o) => !o.paid);
   if (unpaid.length === 0) return;
   const sandbox = new Set(unpaid.map((o) => o.isSandbox));
-  if (sandbox.size > 1) throw new SvcFault(Codes.PAYMENT_FAILED, "sandbox and normal orders cannot share a parent order");
+  if (sandbox.size > 1)
+    throw new SvcFault(
+      Codes.PAYMENT_FAILED,
+      "sandbox and normal orders cannot share a parent order",
+    );
   const isSandbox = unpaid[0]?.isSandbox ?? false;
   const due = sumCents(unpaid.map((o) => o.orderAmount));
   if (!isSandbox) {
@@ -47,12 +55,15 @@ export function payOrders(rt: SimRuntime, account: Account, orders: SimOrder[]):
 
 function ownShipment(ctx: Ctx, shipmentOrderId: string): Shipment {
   const s = ctx.state.shipments.get(shipmentOrderId);
-  if (!s || s.accountId !== ctx.account.accountId) throw paramError(`shipmentOrderId ${shipmentOrderId} does not exist`);
+  if (!s || s.accountId !== ctx.account.accountId)
+    throw paramError(`shipmentOrderId ${shipmentOrderId} does not exist`);
   return s;
 }
 
 function shipmentOrders(ctx: Ctx, s: Shipment): SimOrder[] {
-  return s.orderIds.map((id) => ctx.state.orders.get(id)).filter((o): o is SimOrder => o !== undefined);
+  return s.orderIds
+    .map((id) => ctx.state.orders.get(id))
+    .filter((o): o is SimOrder => o !== undefined);
 }
 
 function ensureParent(ctx: Ctx, s: Shipment): void {
@@ -81,7 +92,8 @@ export function payBalanceV2(ctx: Ctx): null {
   const id = str(ctx.body, "shipmentOrderId", { required: true, max: 200 });
   const payId = str(ctx.body, "payId", { max: 200 });
   const s = ownShipment(ctx, id);
-  if (payId && s.payId && payId !== s.payId) throw paramError("payId does not belong to this shipmentOrderId");
+  if (payId && s.payId && payId !== s.payId)
+    throw paramError("payId does not belong to this shipmentOrderId");
   ensureParent(ctx, s);
   if (s.paid) return null; // paid already: no second deduction
   payOrders(ctx.rt, ctx.account, shipmentOrders(ctx, s));
@@ -99,7 +111,10 @@ export function payBalance(ctx: Ctx): null {
   }
   const s = order.shipmentOrderId ? ctx.state.shipments.get(order.shipmentOrderId) : undefined;
   if (s && s.orderIds.length > 1) {
-    throw new SvcFault(Codes.PAYMENT_FAILED, "the parent order has several sub-orders; pay it with payBalanceV2");
+    throw new SvcFault(
+      Codes.PAYMENT_FAILED,
+      "the parent order has several sub-orders; pay it with payBalanceV2",
+    );
   }
   payOrders(ctx.rt, ctx.account, [order]);
   if (s) s.paid = true;

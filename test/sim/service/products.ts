@@ -1,5 +1,10 @@
 /** Catalog operations of Part 2 (§4.1–4.9). */
-import { productInventory, totalInventory, type CatalogProduct, type CatalogVariant } from "./catalog";
+import {
+  productInventory,
+  totalInventory,
+  type CatalogProduct,
+  type CatalogVariant,
+} from "./catalog";
 import { formatUtc } from "./clock";
 import type { Ctx } from "./context";
 import { Codes, SvcFault, paramError } from "./envelope";
@@ -97,7 +102,8 @@ export function listV2(ctx: Ctx): unknown {
   if (by) items = [...items].sort((a, b) => (sort === "asc" ? by(a) - by(b) : by(b) - by(a)));
   const totalRecords = Math.min(items.length, LISTV2_RECORD_CAP);
   const offset = (page - 1) * size;
-  const pageItems = offset >= totalRecords ? [] : items.slice(offset, Math.min(offset + size, totalRecords));
+  const pageItems =
+    offset >= totalRecords ? [] : items.slice(offset, Math.min(offset + size, totalRecords));
   const myProducts = ctx.account.myProducts;
   return {
     pageSize: size,
@@ -107,9 +113,9 @@ export function listV2(ctx: Ctx): unknown {
     content: [
       {
         productList: pageItems.map((p) => summaryV2(p, features, myProducts.has(p.pid))),
-        relatedCategoryList: [...new Map(pageItems.map((p) => [p.categoryId, p.categoryName])).entries()].map(
-          ([id, name]) => ({ categoryId: id, categoryName: name }),
-        ),
+        relatedCategoryList: [
+          ...new Map(pageItems.map((p) => [p.categoryId, p.categoryName])).entries(),
+        ].map(([id, name]) => ({ categoryId: id, categoryName: name })),
         keyWord: keyWord ?? "",
         keyWordOld: keyWord ?? "",
       },
@@ -169,7 +175,9 @@ function summaryV2(p: CatalogProduct, features: Set<string>, mine: boolean): Jso
     directMinOrderNum: "1",
     zoneRecommendJson: [],
     inventoryInfo: JSON.stringify(countryTotals(p)),
-    variantInventories: JSON.stringify(p.variants.map((v) => ({ vid: v.vid, inventory: totalInventory(v) }))),
+    variantInventories: JSON.stringify(
+      p.variants.map((v) => ({ vid: v.vid, inventory: totalInventory(v) })),
+    ),
     variantKeyEn: p.variants.map((v) => v.key).join(","),
     propertyKey: "COMMON",
   };
@@ -185,7 +193,8 @@ function summaryV2(p: CatalogProduct, features: Set<string>, mine: boolean): Jso
 
 function countryTotals(p: CatalogProduct): Array<{ countryCode: string; totalInventory: number }> {
   const totals = new Map<string, number>();
-  for (const v of p.variants) for (const [c, n] of Object.entries(v.inventory)) totals.set(c, (totals.get(c) ?? 0) + n);
+  for (const v of p.variants)
+    for (const [c, n] of Object.entries(v.inventory)) totals.set(c, (totals.get(c) ?? 0) + n);
   return [...totals].map(([countryCode, n]) => ({ countryCode, totalInventory: n }));
 }
 
@@ -216,7 +225,10 @@ export function list(ctx: Ctx): unknown {
     if (isFreeShipping !== undefined && Number(p.freeShipping) !== isFreeShipping) return false;
     return true;
   });
-  const by = orderBy === "listedNum" ? (p: CatalogProduct) => p.listedNum : (p: CatalogProduct) => p.createAt;
+  const by =
+    orderBy === "listedNum"
+      ? (p: CatalogProduct) => p.listedNum
+      : (p: CatalogProduct) => p.createAt;
   items = [...items].sort((a, b) => (sort === "asc" ? by(a) - by(b) : by(b) - by(a)));
   const page = items.slice((pageNum - 1) * pageSize, pageNum * pageSize);
   return {
@@ -300,7 +312,9 @@ export function variantRecord(v: CatalogVariant, withInventories: boolean): Json
 }
 
 function variantsIn(p: CatalogProduct, country: string | undefined): CatalogVariant[] {
-  return p.variants.filter((v) => !v.removed && (!country || (v.inventory[country.toUpperCase()] ?? 0) > 0));
+  return p.variants.filter(
+    (v) => !v.removed && (!country || (v.inventory[country.toUpperCase()] ?? 0) > 0),
+  );
 }
 
 export function productQuery(ctx: Ctx): unknown {
@@ -352,7 +366,8 @@ export function productQuery(ctx: Ctx): unknown {
     customizationJson4: null,
     variants: variantsIn(p, country).map((v) => variantRecord(v, true)),
   };
-  if (features.has("enable_video") && p.hasVideo) out.productVideo = [`https://video.svc.test/${p.sku}.mp4`];
+  if (features.has("enable_video") && p.hasVideo)
+    out.productVideo = [`https://video.svc.test/${p.sku}.mp4`];
   return out;
 }
 
@@ -427,8 +442,8 @@ export function addToMyProduct(ctx: Ctx): boolean {
   const p = ctx.state.catalog.byPid.get(productId);
   if (!p) throw paramError("product not found");
   if (p.removed) throw new SvcFault(Codes.PRODUCT_REMOVED, "product has been removed");
-  if (ctx.account.myProducts.has(productId)) throw new SvcFault(Codes.SYSTEM_BUSY, "product is already in My Products");
+  if (ctx.account.myProducts.has(productId))
+    throw new SvcFault(Codes.SYSTEM_BUSY, "product is already in My Products");
   ctx.account.myProducts.add(productId);
   return true;
 }
-

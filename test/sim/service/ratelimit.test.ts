@@ -29,10 +29,12 @@ describe("per-account rate limits", () => {
   it("allows 2 per second for getOrderDetailBatch and getProofOfDelivery", async () => {
     const c = await client(sim, { callsPerSecond: 1, queryCallsPerSecond: 2 });
     const codes: number[] = [];
-    for (let i = 0; i < 3; i++) codes.push((await c.post("/shopping/order/getOrderDetailBatch", { orderIds: ["x"] })).code);
+    for (let i = 0; i < 3; i++)
+      codes.push((await c.post("/shopping/order/getOrderDetailBatch", { orderIds: ["x"] })).code);
     expect(codes).toEqual([200, 200, 1600200]);
     const pod: number[] = [];
-    for (let i = 0; i < 3; i++) pod.push((await c.post("/shopping/order/getProofOfDelivery", { orderIds: ["x"] })).code);
+    for (let i = 0; i < 3; i++)
+      pod.push((await c.post("/shopping/order/getProofOfDelivery", { orderIds: ["x"] })).code);
     expect(pod).toEqual([200, 200, 1600200]);
   });
 
@@ -52,7 +54,9 @@ describe("per-account rate limits", () => {
     const free = await startServiceSim({ catalogSize: 5, enforceRateLimits: false });
     try {
       const c = await client(free, { callsPerSecond: 1 });
-      const codes = await Promise.all([1, 2, 3].map(() => c.get("/shopping/pay/getBalance").then((e) => e.code)));
+      const codes = await Promise.all(
+        [1, 2, 3].map(() => c.get("/shopping/pay/getBalance").then((e) => e.code)),
+      );
       expect(codes).toEqual([200, 200, 200]);
     } finally {
       await free.close();

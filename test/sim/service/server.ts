@@ -38,8 +38,13 @@ export async function readBody(req: IncomingMessage): Promise<string> {
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   if (res.destroyed || res.writableEnded) return;
-  const text = JSON.stringify(body, (_k, v: unknown) => (typeof v === "bigint" ? formatMoney(v) : v));
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
+  const text = JSON.stringify(body, (_k, v: unknown) =>
+    typeof v === "bigint" ? formatMoney(v) : v,
+  );
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -48,18 +53,32 @@ function headerToken(req: IncomingMessage): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-export async function handleApi(front: FrontOptions, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleApi(
+  front: FrontOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   const { rt, faults } = front;
   const { state } = rt;
   const method = req.method ?? "GET";
   const route = findRoute(method, url.pathname);
   if (route === undefined || route === "method") {
     const status = route === "method" ? 405 : 404;
-    sendJson(res, status, { ...errorEnvelope(status, route === "method" ? "method not allowed" : "not found"), code: status });
+    sendJson(res, status, {
+      ...errorEnvelope(status, route === "method" ? "method not allowed" : "not found"),
+      code: status,
+    });
     return;
   }
 
-  const record: CallRecord = { op: route.op, method, path: url.pathname, at: state.clock.now(), httpStatus: 200 };
+  const record: CallRecord = {
+    op: route.op,
+    method,
+    path: url.pathname,
+    at: state.clock.now(),
+    httpStatus: 200,
+  };
   state.calls.push(record);
   const reply = (status: number, env: Envelope) => {
     record.httpStatus = status;
@@ -80,7 +99,9 @@ export async function handleApi(front: FrontOptions, req: IncomingMessage, res: 
           }
           body = parsed as Json;
         } catch (e) {
-          throw e instanceof SvcFault ? e : new SvcFault(Codes.PARAM_ERROR, "request body is not valid JSON");
+          throw e instanceof SvcFault
+            ? e
+            : new SvcFault(Codes.PARAM_ERROR, "request body is not valid JSON");
         }
       }
     } else body = queryToJson(url.searchParams);
@@ -108,8 +129,13 @@ export async function handleApi(front: FrontOptions, req: IncomingMessage, res: 
     }
     return;
   }
-  if (fault === "busy") return reply(200, errorEnvelope(Codes.SYSTEM_BUSY, "system busy, please try again later", route.style));
-  if (fault === "limited") return reply(200, errorEnvelope(Codes.TOO_MANY_REQUESTS, "too many requests", route.style));
+  if (fault === "busy")
+    return reply(
+      200,
+      errorEnvelope(Codes.SYSTEM_BUSY, "system busy, please try again later", route.style),
+    );
+  if (fault === "limited")
+    return reply(200, errorEnvelope(Codes.TOO_MANY_REQUESTS, "too many requests", route.style));
 
   const { status, env } = runOperation(rt, route, body, req, token, record);
 
@@ -149,7 +175,10 @@ function runOperation(
       if (!rt.options.enforceRateLimits) return;
       const perSecond = route.limit === "query" ? a.queryCallsPerSecond : a.callsPerSecond;
       if (!rt.limiter.tryAcquire(a.accountId, route.op, perSecond)) {
-        throw new SvcFault(Codes.TOO_MANY_REQUESTS, `too many requests: ${route.op} allows ${perSecond} per second`);
+        throw new SvcFault(
+          Codes.TOO_MANY_REQUESTS,
+          `too many requests: ${route.op} allows ${perSecond} per second`,
+        );
       }
     };
     if (account && route.limit !== "self") limitFor(account);
@@ -169,9 +198,13 @@ function runOperation(
     const data = route.handler(ctx);
     return { status: 200, env: okEnvelope(data ?? null, route.style) };
   } catch (e) {
-    if (e instanceof SvcFault) return { status: e.httpStatus, env: errorEnvelope(e.code, e.message, route.style) };
+    if (e instanceof SvcFault)
+      return { status: e.httpStatus, env: errorEnvelope(e.code, e.message, route.style) };
     const message = e instanceof Error ? e.message : String(e);
     console.error(`[service-sim] ${route.op} failed:`, e);
-    return { status: 200, env: errorEnvelope(Codes.SYSTEM_BUSY, `internal error: ${message}`, route.style) };
+    return {
+      status: 200,
+      env: errorEnvelope(Codes.SYSTEM_BUSY, `internal error: ${message}`, route.style),
+    };
   }
 }

@@ -266,13 +266,18 @@ export function findOrder(state: SimState, idOrNumber: string): SimOrder | undef
   const direct = state.orders.get(idOrNumber);
   if (direct) return direct;
   for (const o of state.orders.values()) {
-    if (o.orderId === idOrNumber || o.orderNumber === idOrNumber || o.svcOrderCode === idOrNumber) return o;
+    if (o.orderId === idOrNumber || o.orderNumber === idOrNumber || o.svcOrderCode === idOrNumber)
+      return o;
   }
   return undefined;
 }
 
 /** An order visible to API calls of `accountId` by its service id (invalid orders have none). */
-export function ownOrderById(state: SimState, accountId: string, orderId: string): SimOrder | undefined {
+export function ownOrderById(
+  state: SimState,
+  accountId: string,
+  orderId: string,
+): SimOrder | undefined {
   for (const o of state.orders.values()) {
     if (o.accountId === accountId && o.orderId === orderId) return o;
   }

@@ -20,14 +20,23 @@ export interface Client {
   post(path: string, body?: unknown): Promise<Env>;
   get(path: string, query?: Record<string, string | number>): Promise<Env>;
   del(path: string, query?: Record<string, string | number>): Promise<Env>;
-  raw(method: string, path: string, init?: { body?: unknown; query?: Record<string, string | number>; signal?: AbortSignal }): Promise<Response>;
+  raw(
+    method: string,
+    path: string,
+    init?: { body?: unknown; query?: Record<string, string | number>; signal?: AbortSignal },
+  ): Promise<Response>;
 }
 
 export async function call(
   sim: ServiceSim,
   method: string,
   path: string,
-  init: { body?: unknown; query?: Record<string, string | number>; token?: string; signal?: AbortSignal } = {},
+  init: {
+    body?: unknown;
+    query?: Record<string, string | number>;
+    token?: string;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<Response> {
   const url = new URL(`${sim.url}/api2.0/v1${path}`);
   for (const [k, v] of Object.entries(init.query ?? {})) url.searchParams.set(k, String(v));
@@ -56,10 +65,13 @@ export async function client(
     callsPerSecond: opts.callsPerSecond ?? 1000,
     queryCallsPerSecond: opts.queryCallsPerSecond ?? 1000,
   });
-  const tok = await envelope(await call(sim, "POST", "/authentication/getAccessToken", { body: { apiKey: acct.apiKey } }));
+  const tok = await envelope(
+    await call(sim, "POST", "/authentication/getAccessToken", { body: { apiKey: acct.apiKey } }),
+  );
   if (tok.code !== 200) throw new Error(`getAccessToken failed: ${JSON.stringify(tok)}`);
   const token = tok.data.accessToken as string;
-  const raw: Client["raw"] = (method, path, init = {}) => call(sim, method, path, { ...init, token });
+  const raw: Client["raw"] = (method, path, init = {}) =>
+    call(sim, method, path, { ...init, token });
   return {
     ...acct,
     token,
@@ -70,7 +82,11 @@ export async function client(
   };
 }
 
-export function orderBody(orderNumber: string, products: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function orderBody(
+  orderNumber: string,
+  products: unknown[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     orderNumber,
     shippingCountryCode: "US",
@@ -102,7 +118,9 @@ export interface Received {
 }
 
 /** A webhook receiver on 127.0.0.1; `status()` decides each reply. */
-export async function receiver(status: (n: number) => number = () => 200): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+export async function receiver(
+  status: (n: number) => number = () => 200,
+): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

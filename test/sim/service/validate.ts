@@ -52,7 +52,8 @@ export function int(o: Json, field: string, opts: IntOpts = {}): number | undefi
     return undefined;
   }
   const n = typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isInteger(n)) throw paramError(`${field} must be an integer`);
+  if (typeof n !== "number" || !Number.isInteger(n))
+    throw paramError(`${field} must be an integer`);
   if (opts.min !== undefined && n < opts.min) throw paramError(`${field} must be >= ${opts.min}`);
   if (opts.max !== undefined && n > opts.max) throw paramError(`${field} must be <= ${opts.max}`);
   return n;
@@ -76,7 +77,11 @@ export function money(o: Json, field: string, required = false): Cents | undefin
   return parseMoney(v as string | number);
 }
 
-export function list(o: Json, field: string, opts: { required?: boolean } = {}): unknown[] | undefined {
+export function list(
+  o: Json,
+  field: string,
+  opts: { required?: boolean } = {},
+): unknown[] | undefined {
   const v = o[field];
   if (v === undefined || v === null) {
     if (opts.required) throw paramError(`${field} must not be empty`);
@@ -87,7 +92,11 @@ export function list(o: Json, field: string, opts: { required?: boolean } = {}):
   return v;
 }
 
-export function strList(o: Json, field: string, opts: { required?: boolean; max?: number } = {}): string[] | undefined {
+export function strList(
+  o: Json,
+  field: string,
+  opts: { required?: boolean; max?: number } = {},
+): string[] | undefined {
   const items = list(o, field, opts);
   if (!items) return undefined;
   return items.map((item, i) => {

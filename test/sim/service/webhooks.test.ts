@@ -12,30 +12,50 @@ afterAll(() => sim.close());
 
 async function paidOrder(c: Client, number: string): Promise<string> {
   const [v] = variants(sim, 1);
-  const res = await c.post("/shopping/order/createOrderV3", orderBody(number, [{ vid: v?.vid, quantity: 1, storeLineItemId: "li-1" }]));
+  const res = await c.post(
+    "/shopping/order/createOrderV3",
+    orderBody(number, [{ vid: v?.vid, quantity: 1, storeLineItemId: "li-1" }]),
+  );
   await c.post("/shopping/pay/payBalance", { orderId: res.data.orderId });
   return res.data.orderId as string;
 }
 
 const subscribe = (c: Client, url: string) =>
-  c.post("/webhook/set", { order: { type: "ENABLE", callbackUrls: [url] }, logistics: { type: "ENABLE", callbackUrls: [url] } });
+  c.post("/webhook/set", {
+    order: { type: "ENABLE", callbackUrls: [url] },
+    logistics: { type: "ENABLE", callbackUrls: [url] },
+  });
 
 describe("webhook/set", () => {
   it("rejects local and loopback addresses with 1607001 unless allowed", async () => {
     const strict = await startServiceSim({ catalogSize: 5 });
     try {
       const c = await client(strict);
-      for (const url of ["https://localhost/h", "https://127.0.0.1/h", "https://[::1]/h", "https://10.1.2.3/h"]) {
-        const res = await c.post("/webhook/set", { order: { type: "ENABLE", callbackUrls: [url] } });
+      for (const url of [
+        "https://localhost/h",
+        "https://127.0.0.1/h",
+        "https://[::1]/h",
+        "https://10.1.2.3/h",
+      ]) {
+        const res = await c.post("/webhook/set", {
+          order: { type: "ENABLE", callbackUrls: [url] },
+        });
         expect(res.code, url).toBe(1607001);
         expect(res.message).toMatch(/local|loopback/);
       }
-      const http = await c.post("/webhook/set", { order: { type: "ENABLE", callbackUrls: ["http://shop.example.com/h"] } });
+      const http = await c.post("/webhook/set", {
+        order: { type: "ENABLE", callbackUrls: ["http://shop.example.com/h"] },
+      });
       expect(http.code).toBe(1607001);
       expect(http.message).toContain("https");
-      const two = await c.post("/webhook/set", { order: { type: "ENABLE", callbackUrls: ["https://a.example.com", "https://b.example.com"] } });
+      const two = await c.post("/webhook/set", {
+        order: { type: "ENABLE", callbackUrls: ["https://a.example.com", "https://b.example.com"] },
+      });
       expect(two.code).toBe(1600100);
-      const ok = await c.post("/webhook/set", { order: { type: "ENABLE", callbackUrls: ["https://shop.example.com/h"] }, product: { type: "CANCEL", callbackUrls: [] } });
+      const ok = await c.post("/webhook/set", {
+        order: { type: "ENABLE", callbackUrls: ["https://shop.example.com/h"] },
+        product: { type: "CANCEL", callbackUrls: [] },
+      });
       expect(ok).toMatchObject({ code: 200, data: true });
     } finally {
       await strict.close();
@@ -57,14 +77,34 @@ describe("deliveries", () => {
         const expected = createHmac("sha256", c.openId).update(r.raw).digest("base64");
         expect(r.headers.sign).toBe(expected);
         expect(r.headers["content-type"]).toContain("application/json");
-        expect(r.body).toMatchObject({ messageId: expect.any(String), type: expect.any(String), messageType: expect.any(String), openId: c.openId });
+        expect(r.body).toMatchObject({
+          messageId: expect.any(String),
+          type: expect.any(String),
+          messageType: expect.any(String),
+          openId: c.openId,
+        });
       }
       const logistic = rx.received.find((r) => r.body.type === "LOGISTIC");
-      expect(logistic?.body.params).toMatchObject({ orderId, trackingNumber: "TRK123", logisticName: "USPS", trackingStatus: 1, storeOrderNumbers: ["W-1"] });
+      expect(logistic?.body.params).toMatchObject({
+        orderId,
+        trackingNumber: "TRK123",
+        logisticName: "USPS",
+        trackingStatus: 1,
+        storeOrderNumbers: ["W-1"],
+      });
       expect(logistic?.body.params).not.toHaveProperty("trackNumber");
-      expect(JSON.parse(logistic?.body.params.logisticsTrackEvents as string)).toEqual(expect.any(Array));
-      const shipped = rx.received.find((r) => r.body.type === "ORDER" && r.body.params.orderStatus === "SHIPPED");
-      expect(shipped?.body.params).toMatchObject({ orderId, orderNumber: "W-1", trackNumber: "TRK123", orderItems: [{ quantity: 1, storeLineItemId: "li-1" }] });
+      expect(JSON.parse(logistic?.body.params.logisticsTrackEvents as string)).toEqual(
+        expect.any(Array),
+      );
+      const shipped = rx.received.find(
+        (r) => r.body.type === "ORDER" && r.body.params.orderStatus === "SHIPPED",
+      );
+      expect(shipped?.body.params).toMatchObject({
+        orderId,
+        orderNumber: "W-1",
+        trackNumber: "TRK123",
+        orderItems: [{ quantity: 1, storeLineItemId: "li-1" }],
+      });
       expect(rx.received.map((r) => `${r.body.type}:${r.body.messageType}`)).toEqual(
         expect.arrayContaining(["ORDER:INSERT", "ORDER:UPDATE", "LOGISTIC:UPDATE"]),
       );

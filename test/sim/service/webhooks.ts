@@ -146,7 +146,8 @@ export class WebhookDispatcher {
     hooks.failures += 1;
     if (d.attempts > MAX_RETRIES) d.gaveUp = true;
     else d.nextAttemptAt = this.clock.now() + RETRY_DELAY_MS;
-    if (hooks.attempts >= PAUSE_MIN_ATTEMPTS && hooks.failures * 2 > hooks.attempts) hooks.paused = true;
+    if (hooks.attempts >= PAUSE_MIN_ATTEMPTS && hooks.failures * 2 > hooks.attempts)
+      hooks.paused = true;
   }
 
   private async post(d: Delivery, account: Account): Promise<boolean> {
@@ -194,16 +195,26 @@ export function addressProblem(raw: string, allowLoopback: boolean): string | un
     host.startsWith("fd") ||
     host.startsWith("fe80:");
   if (allowLoopback) {
-    return url.protocol === "https:" || url.protocol === "http:" ? undefined : `callback address must use https`;
+    return url.protocol === "https:" || url.protocol === "http:"
+      ? undefined
+      : `callback address must use https`;
   }
   if (local) return `callback address host ${host} is a local or loopback address`;
-  if (url.protocol !== "https:") return `callback address must use https, got ${url.protocol.replace(":", "")}`;
+  if (url.protocol !== "https:")
+    return `callback address must use https, got ${url.protocol.replace(":", "")}`;
   return undefined;
 }
 
 function isPrivateV4(host: string): boolean {
   const [a = 0, b = 0] = host.split(".").map(Number);
-  return a === 127 || a === 10 || a === 0 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31) || (a === 169 && b === 254);
+  return (
+    a === 127 ||
+    a === 10 ||
+    a === 0 ||
+    (a === 192 && b === 168) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 169 && b === 254)
+  );
 }
 
 export function webhookSet(ctx: Ctx): boolean {
@@ -216,12 +227,14 @@ export function webhookSet(ctx: Ctx): boolean {
     any = true;
     const section = asObject(raw, name);
     const type = section.type;
-    if (type !== "ENABLE" && type !== "CANCEL") throw paramError(`${name}.type must be ENABLE or CANCEL`);
+    if (type !== "ENABLE" && type !== "CANCEL")
+      throw paramError(`${name}.type must be ENABLE or CANCEL`);
     const urls = section.callbackUrls ?? [];
     if (!Array.isArray(urls) || urls.some((u) => typeof u !== "string")) {
       throw paramError(`${name}.callbackUrls must be a list of strings`);
     }
-    if (urls.length > 1) throw paramError(`${name}: only one callback address per section is supported`);
+    if (urls.length > 1)
+      throw paramError(`${name}: only one callback address per section is supported`);
     if (type === "ENABLE") {
       const url = urls[0] as string | undefined;
       if (!url) throw paramError(`${name}.callbackUrls must hold one address to ENABLE`);
