@@ -18,7 +18,7 @@ export interface RateLimiterOptions {
   callsPerSecond: number;
   queryCallsPerSecond: number;
   clock?: Clock;
-  /** Added to every interval: the server measures arrival, we measure departure. */
+  /** Jitter allowance (ms): the server counts arrivals in a one-second window, we space departures. */
   marginMs?: number;
   slowFactor?: number;
   slowForMs?: number;
@@ -34,8 +34,10 @@ export class DbRateLimiter implements Limiter {
   }
 
   intervalMs(bucket: Bucket): number {
-    const cps = bucket === "query" ? this.opts.queryCallsPerSecond : this.opts.callsPerSecond;
-    return Math.ceil(1000 / Math.max(cps, 0.001)) + (this.opts.marginMs ?? 60);
+    const cps = Math.max(bucket === "query" ? this.opts.queryCallsPerSecond : this.opts.callsPerSecond, 0.001);
+    // N+1 calls spaced by this interval span 1000 ms + N × margin: the margin absorbs up to
+    // `marginMs` of departure-to-arrival jitter against the server's one-second window.
+    return Math.ceil(1000 / cps) + Math.ceil((this.opts.marginMs ?? 60) / cps);
   }
 
   /** Reserves the next slot of the bucket; returns when it starts (epoch ms). */

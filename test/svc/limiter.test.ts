@@ -37,7 +37,7 @@ describe("shared rate limiter (RateBucket)", () => {
     const clock = fakeClock();
     const l = new DbRateLimiter(prisma, { accountId: a.id, callsPerSecond: 4, queryCallsPerSecond: 2, clock, marginMs: 10 });
     expect((await l.reserve("default")) - clock.t).toBe(0);
-    expect((await l.reserve("default")) - clock.t).toBe(260);
+    expect((await l.reserve("default")) - clock.t).toBe(253);
     clock.t += 10_000;
     expect((await l.reserve("default")) - clock.t).toBe(0);
   });

@@ -29,7 +29,7 @@ const count = (op: string, accountId: string) => sim.calls({ op, accountId }).le
 
 describe("tokens per account", () => {
   it("stores tokens encrypted with the returned expiry dates, and gets the same token within 24 hours", async () => {
-    const fx = await accountFixture(sim);
+    const fx = await accountFixture(sim, { callsPerSecond: 10 });
     await fx.client.payment.getBalance();
     const first = await stored(fx.accountId);
     expect(first.row.apiKeyEnc).not.toContain(fx.apiKey);
@@ -46,7 +46,7 @@ describe("tokens per account", () => {
   });
 
   it("uses the cached token without calling the service again", async () => {
-    const fx = await accountFixture(sim);
+    const fx = await accountFixture(sim, { callsPerSecond: 10 });
     await fx.client.payment.getBalance();
     await fx.client.payment.getBalance();
     const other = await fx.newClient();
@@ -56,7 +56,7 @@ describe("tokens per account", () => {
   });
 
   it("refreshes before and after expiry, moving the simulator's and the client's clock", async () => {
-    const fx = await accountFixture(sim);
+    const fx = await accountFixture(sim, { callsPerSecond: 10 });
     await fx.client.payment.getBalance();
     const t0 = await stored(fx.accountId);
     // 30 minutes before expiry (inside the 1-hour margin): refreshed ahead of time.
@@ -75,7 +75,7 @@ describe("tokens per account", () => {
   });
 
   it("falls back to getAccessToken when the refresh token has expired", async () => {
-    const fx = await accountFixture(sim);
+    const fx = await accountFixture(sim, { callsPerSecond: 10 });
     await fx.client.payment.getBalance();
     const t0 = await stored(fx.accountId);
     sim.clock.set(t0.row.refreshTokenExpiresAt!.getTime() + MIN);
@@ -87,7 +87,7 @@ describe("tokens per account", () => {
   });
 
   it("logout invalidates: the old token is refused, and a new one comes only after 5 minutes", async () => {
-    const fx = await accountFixture(sim, { deps: { tokens: { waitForOtherMs: 200 } } });
+    const fx = await accountFixture(sim, { callsPerSecond: 10, deps: { tokens: { waitForOtherMs: 200 } } });
     await fx.client.payment.getBalance();
     const before = await stored(fx.accountId);
     await fx.client.logout();
@@ -106,7 +106,7 @@ describe("tokens per account", () => {
   });
 
   it("a token revoked elsewhere is replaced (1600001 → refresh or new token) and the call succeeds", async () => {
-    const fx = await accountFixture(sim);
+    const fx = await accountFixture(sim, { callsPerSecond: 10 });
     await fx.client.payment.getBalance();
     const t0 = await stored(fx.accountId);
     // Another party logs the token out at the service, behind this app's back.
@@ -134,7 +134,7 @@ describe("tokens per account", () => {
   }, 60_000);
 
   it("an affiliated account whose refresh token expired needs a new authorization", async () => {
-    const fx = await accountFixture(sim);
+    const fx = await accountFixture(sim, { callsPerSecond: 10 });
     await fx.client.payment.getBalance();
     await prisma.svcAccount.update({ where: { id: fx.accountId }, data: { authMethod: "authorizationCode", apiKeyEnc: null } });
     const t0 = await stored(fx.accountId);
