@@ -67,15 +67,15 @@ export interface EnvelopeStyle {
 }
 
 export function okEnvelope(data: unknown, style: EnvelopeStyle = {}): Envelope {
-  const env: Envelope = {
+  // Key order as the service sends it: code, result, message, data, requestId, success.
+  return {
     code: style.successCode ?? Codes.OK,
+    ...(style.withResult !== false ? { result: true } : {}),
     message: "success",
     data,
     requestId: newRequestId(),
+    ...(style.withSuccess ? { success: true } : {}),
   };
-  if (style.withResult !== false) env.result = true;
-  if (style.withSuccess) env.success = true;
-  return env;
 }
 
 export function errorEnvelope(code: number, message: string, style: EnvelopeStyle = {}): Envelope {

@@ -18,6 +18,7 @@ import { Faults, type FaultConfig } from "./faults";
 import { formatMoney, parseMoney } from "./money";
 import { connectPendingOrders, deliverOrder, shipOrder, type ShipOptions } from "./orders";
 import { RateLimiter } from "./ratelimit";
+import { ROUTES } from "./routes";
 import { handleApi, sendJson } from "./server";
 import { createState, findOrder, type CallRecord, type SimOrder, type SimState } from "./state";
 import { WebhookDispatcher } from "./webhooks";
@@ -27,6 +28,9 @@ export type { SimOrder, SimOrderLine, OrderStatus } from "./state";
 export type { FaultConfig } from "./faults";
 export { signBody } from "./webhooks";
 export { Codes } from "./envelope";
+
+/** Operation names as they appear in `calls()` and in `setFaults({ ops })`. */
+export const OPERATIONS: readonly string[] = ROUTES.map((r) => r.op);
 
 export interface ServiceSimOptions {
   port?: number; // default 0 (random), host 127.0.0.1
