@@ -12,6 +12,7 @@
 import type { PrismaClient } from "@prisma/client";
 import type { Dispatcher } from "undici";
 import type { Logger } from "pino";
+import { logger as appLogger } from "../logger.server";
 import { AuthResource } from "./auth.server";
 import { CatalogResource, ConnectionsResource } from "./catalog.server";
 import { type Clock, systemClock } from "./clock";
@@ -109,7 +110,8 @@ export async function svcClientForAccount(accountId: string, deps: SvcClientDeps
     retry: deps.retry,
     sleep: deps.retrySleep ?? ((ms) => clock.sleep(ms)),
     random: deps.random,
-    logger: deps.logger,
+    // Log lines carry the account id, operation, code and requestId, never a token or a body.
+    logger: deps.logger ?? appLogger.child({ svcAccountId: accountId }),
     platformToken: deps.platformToken,
   });
   const tokens = new TokenManager(deps.prisma, accountId, new AuthResource(base), { clock, ...deps.tokens });

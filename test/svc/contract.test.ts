@@ -208,6 +208,8 @@ describe("contract: catalog and connections (Part 2)", () => {
     const p = await c.catalog.listV2({ page: 1, size: 7, features: ["enable_category"] });
     expect(p.pageNumber).toBe(1);
     expect(p.items[0]!.productList.length).toBe(7);
+    // Array parameters reach the service: features=enable_category adds the category names.
+    expect((p.items[0]!.productList[0] as Record<string, unknown>).threeCategoryName).toEqual(expect.any(String));
     expect(p.total).toBeGreaterThanOrEqual(7);
     const all = await collect(iterateListV2(c.catalog, {}, 25));
     expect(all.length).toBe(p.total);
