@@ -13,7 +13,12 @@ import { obj, reqStr, str, timestamp } from "./schema-kit";
 import type { OperationDef, Transport } from "./transport.server";
 import { validateRequest, compact, type ObjectSpec } from "./validate";
 
-const op = (name: string, path: string, auth: "token" | "none", retry: "safe" | "never"): OperationDef => ({
+const op = (
+  name: string,
+  path: string,
+  auth: "token" | "none",
+  retry: "safe" | "never",
+): OperationDef => ({
   name,
   method: "POST",
   path,
@@ -24,13 +29,23 @@ const op = (name: string, path: string, auth: "token" | "none", retry: "safe" | 
 
 export const AUTH_OPS = {
   getAccessToken: op("getAccessToken", "/authentication/getAccessToken", "none", "never"),
-  refreshAccessToken: op("refreshAccessToken", "/authentication/refreshAccessToken", "none", "safe"),
+  refreshAccessToken: op(
+    "refreshAccessToken",
+    "/authentication/refreshAccessToken",
+    "none",
+    "safe",
+  ),
   logout: op("logout", "/authentication/logout", "token", "never"),
   getAuthorizeUrl: {
     ...op("getAuthorizeUrl", "/authentication/getAuthorizeUrl", "token", "never"),
     tokenRejectedCodes: [1600001, 1601000],
   },
-  exchangeAccessToken: op("exchangeAccessToken", "/authentication/exchangeAccessToken", "token", "never"),
+  exchangeAccessToken: op(
+    "exchangeAccessToken",
+    "/authentication/exchangeAccessToken",
+    "token",
+    "never",
+  ),
 } as const;
 
 /** Token record (Part 1 §2.3). */
@@ -67,24 +82,39 @@ export interface CodeReceiverReply {
   result: string;
   message: string;
 }
-export const codeReceiverRequestSchema = z.looseObject({ code: z.string().min(1).max(100), state: z.string().min(1) });
+export const codeReceiverRequestSchema = z.looseObject({
+  code: z.string().min(1).max(100),
+  state: z.string().min(1),
+});
 
 export class AuthResource {
   constructor(private readonly t: Transport) {}
 
   async getAccessToken(apiKey: string): Promise<TokenRecord> {
-    validateRequest("getAccessToken", { apiKey: { type: "string", required: true, max: 200 } }, { apiKey });
+    validateRequest(
+      "getAccessToken",
+      { apiKey: { type: "string", required: true, max: 200 } },
+      { apiKey },
+    );
     return this.t.call(AUTH_OPS.getAccessToken, { body: { apiKey } }, tokenRecordSchema);
   }
 
   async refreshAccessToken(refreshToken: string): Promise<TokenRecord> {
-    validateRequest("refreshAccessToken", { refreshToken: { type: "string", required: true, max: 80 } }, { refreshToken });
+    validateRequest(
+      "refreshAccessToken",
+      { refreshToken: { type: "string", required: true, max: 80 } },
+      { refreshToken },
+    );
     return this.t.call(AUTH_OPS.refreshAccessToken, { body: { refreshToken } }, tokenRecordSchema);
   }
 
   /** Invalidates both tokens at the service (the token manager's logout also clears storage). */
   async logout(opts: { token?: string } = {}): Promise<boolean> {
-    return this.t.call(AUTH_OPS.logout, { token: opts.token }, z.unknown().transform((v) => v !== false));
+    return this.t.call(
+      AUTH_OPS.logout,
+      { token: opts.token },
+      z.unknown().transform((v) => v !== false),
+    );
   }
 
   async getAuthorizeUrl(req: GetAuthorizeUrlRequest): Promise<string> {
@@ -92,13 +122,24 @@ export class AuthResource {
     return this.t.call(
       AUTH_OPS.getAuthorizeUrl,
       { body: compact({ ...req }) },
-      z.union([z.string(), z.looseObject({ svcRedirectUri: z.string() }).transform((o) => o.svcRedirectUri)]),
+      z.union([
+        z.string(),
+        z.looseObject({ svcRedirectUri: z.string() }).transform((o) => o.svcRedirectUri),
+      ]),
     );
   }
 
   async exchangeAccessToken(code: string): Promise<TokenRecord> {
-    validateRequest("exchangeAccessToken", { code: { type: "string", required: true, max: 100 } }, { code });
-    return this.t.call(AUTH_OPS.exchangeAccessToken, { body: { code }, secrets: [code] }, tokenRecordSchema);
+    validateRequest(
+      "exchangeAccessToken",
+      { code: { type: "string", required: true, max: 100 } },
+      { code },
+    );
+    return this.t.call(
+      AUTH_OPS.exchangeAccessToken,
+      { body: { code }, secrets: [code] },
+      tokenRecordSchema,
+    );
   }
 }
 
@@ -172,7 +213,10 @@ export async function receiveAuthorizationCode(
   try {
     tokens = await deps.partnerAuth.exchangeAccessToken(code);
   } catch (error) {
-    return { result: "1", message: error instanceof SvcError ? `exchange failed: ${error.name}` : "exchange failed" };
+    return {
+      result: "1",
+      message: error instanceof SvcError ? `exchange failed: ${error.name}` : "exchange failed",
+    };
   }
   const data = {
     baseUrl: deps.baseUrl,

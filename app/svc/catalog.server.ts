@@ -15,13 +15,24 @@ export const CATALOG_OPS = {
   getCategory: defineOp("getCategory", "GET", "/product/getCategory", "safe"),
   listV2: defineOp("listV2", "GET", "/product/listV2", "safe"),
   list: defineOp("list", "GET", "/product/list", "safe"),
-  globalWarehouseList: defineOp("globalWarehouseList", "GET", "/product/globalWarehouseList", "safe"),
+  globalWarehouseList: defineOp(
+    "globalWarehouseList",
+    "GET",
+    "/product/globalWarehouseList",
+    "safe",
+  ),
   query: defineOp("query", "GET", "/product/query", "safe"),
   variantQuery: defineOp("variant/query", "GET", "/product/variant/query", "safe"),
   queryByVid: defineOp("variant/queryByVid", "GET", "/product/variant/queryByVid", "safe"),
-  queryVideosByProductId: defineOp("queryVideosByProductId", "POST", "/product/queryVideosByProductId", "safe", {
-    successCodes: [0, 200],
-  }),
+  queryVideosByProductId: defineOp(
+    "queryVideosByProductId",
+    "POST",
+    "/product/queryVideosByProductId",
+    "safe",
+    {
+      successCodes: [0, 200],
+    },
+  ),
   addToMyProduct: defineOp("addToMyProduct", "POST", "/product/addToMyProduct", "never"),
   connectionList: defineOp("connection/list", "GET", "/product/conn/connection", "safe"),
   connectionCreate: defineOp("connection/create", "POST", "/product/conn/connection", "safe"),
@@ -32,7 +43,10 @@ export const categoryTreeSchema = arr(
   obj({
     categoryFirstName: str,
     categoryFirstList: arr(
-      obj({ categorySecondName: str, categorySecondList: arr(obj({ categoryId: str, categoryName: str })) }),
+      obj({
+        categorySecondName: str,
+        categorySecondList: arr(obj({ categoryId: str, categoryName: str })),
+      }),
     ),
   }),
 );
@@ -280,7 +294,12 @@ const SPECS = {
     startSellPrice: { type: "decimal" },
     endSellPrice: { type: "decimal" },
   },
-  list: { pageNum: { type: "int", min: 1 }, pageSize: { type: "int", min: 1, maxValue: 200 }, minPrice: { type: "decimal" }, maxPrice: { type: "decimal" } },
+  list: {
+    pageNum: { type: "int", min: 1 },
+    pageSize: { type: "int", min: 1, maxValue: 200 },
+    minPrice: { type: "decimal" },
+    maxPrice: { type: "decimal" },
+  },
   query: {
     pid: { type: "string" },
     productSku: { type: "string" },
@@ -348,34 +367,68 @@ export class CatalogResource {
   async product(q: ProductQuery): Promise<ProductDetail> {
     validateRequest("query", SPECS.query, q);
     const r = q as { pid?: string; productSku?: string; variantSku?: string };
-    const given = [r.pid, r.productSku, r.variantSku].filter((v) => v !== undefined && v !== "").length;
-    if (given !== 1) validateRequest("query", { "pid|productSku|variantSku": { type: "string", required: true } }, {});
+    const given = [r.pid, r.productSku, r.variantSku].filter(
+      (v) => v !== undefined && v !== "",
+    ).length;
+    if (given !== 1)
+      validateRequest(
+        "query",
+        { "pid|productSku|variantSku": { type: "string", required: true } },
+        {},
+      );
     return this.t.call(CATALOG_OPS.query, { query: { ...q } }, productDetailSchema);
   }
 
   /** Variants of a product (by pid or productSku). */
-  async variants(q: ({ pid: string } | { productSku: string }) & { countryCode?: string }): Promise<Variant[]> {
+  async variants(
+    q: ({ pid: string } | { productSku: string }) & { countryCode?: string },
+  ): Promise<Variant[]> {
     const r = q as { pid?: string; productSku?: string; countryCode?: string };
     validateRequest("variant/query", { countryCode: { type: "string", max: 2 } }, r);
-    if (!r.pid && !r.productSku) validateRequest("variant/query", { "pid|productSku": { type: "string", required: true } }, {});
+    if (!r.pid && !r.productSku)
+      validateRequest(
+        "variant/query",
+        { "pid|productSku": { type: "string", required: true } },
+        {},
+      );
     return this.t.call(CATALOG_OPS.variantQuery, { query: { ...q } }, arr(variantSchema));
   }
 
   async variantByVid(vid: string): Promise<Variant> {
-    validateRequest("variant/queryByVid", { vid: { type: "string", required: true, max: 200 } }, { vid });
+    validateRequest(
+      "variant/queryByVid",
+      { vid: { type: "string", required: true, max: 200 } },
+      { vid },
+    );
     return this.t.call(CATALOG_OPS.queryByVid, { query: { vid } }, variantSchema);
   }
 
   /** Videos of a product (this operation answers `code` 0 on success). */
   async videos(productId: string): Promise<Video[]> {
-    validateRequest("queryVideosByProductId", { productId: { type: "string", required: true, max: 100 } }, { productId });
-    return this.t.call(CATALOG_OPS.queryVideosByProductId, { body: { productId } }, arr(videoSchema));
+    validateRequest(
+      "queryVideosByProductId",
+      { productId: { type: "string", required: true, max: 100 } },
+      { productId },
+    );
+    return this.t.call(
+      CATALOG_OPS.queryVideosByProductId,
+      { body: { productId } },
+      arr(videoSchema),
+    );
   }
 
   /** Adds a product to My Products; 1600000 when it is already there (not retried). */
   async addToMyProduct(productId: string): Promise<boolean> {
-    validateRequest("addToMyProduct", { productId: { type: "string", required: true, max: 100 } }, { productId });
-    return this.t.call(CATALOG_OPS.addToMyProduct, { body: { productId } }, bool.transform((v) => v !== false));
+    validateRequest(
+      "addToMyProduct",
+      { productId: { type: "string", required: true, max: 100 } },
+      { productId },
+    );
+    return this.t.call(
+      CATALOG_OPS.addToMyProduct,
+      { body: { productId } },
+      bool.transform((v) => v !== false),
+    );
   }
 }
 
@@ -415,11 +468,19 @@ export class ConnectionsResource {
 
   async create(req: CreateConnectionRequest): Promise<boolean> {
     validateRequest("connection/create", SPECS.connectionCreate, req);
-    return this.t.call(CATALOG_OPS.connectionCreate, { body: compact({ ...req }) }, bool.transform((v) => v !== false));
+    return this.t.call(
+      CATALOG_OPS.connectionCreate,
+      { body: compact({ ...req }) },
+      bool.transform((v) => v !== false),
+    );
   }
 
   async delete(req: DeleteConnectionRequest): Promise<boolean> {
     validateRequest("connection/delete", SPECS.connectionDelete, req);
-    return this.t.call(CATALOG_OPS.connectionDelete, { query: { ...req } }, bool.transform((v) => v !== false));
+    return this.t.call(
+      CATALOG_OPS.connectionDelete,
+      { query: { ...req } },
+      bool.transform((v) => v !== false),
+    );
   }
 }

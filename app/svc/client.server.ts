@@ -88,9 +88,16 @@ export interface SvcClientDeps {
 }
 
 /** A client bound to a stored service account: tokens and rate limits shared through the database. */
-export async function svcClientForAccount(accountId: string, deps: SvcClientDeps): Promise<SvcClient> {
+export async function svcClientForAccount(
+  accountId: string,
+  deps: SvcClientDeps,
+): Promise<SvcClient> {
   const account = await deps.prisma.svcAccount.findUnique({ where: { id: accountId } });
-  if (!account) throw new SvcAuthError({ operation: "svcClientForAccount", message: "service account not found" });
+  if (!account)
+    throw new SvcAuthError({
+      operation: "svcClientForAccount",
+      message: "service account not found",
+    });
   const clock = deps.clock ?? systemClock;
   const limiter = deps.noLimiter
     ? undefined
@@ -114,7 +121,10 @@ export async function svcClientForAccount(accountId: string, deps: SvcClientDeps
     logger: deps.logger ?? appLogger.child({ svcAccountId: accountId }),
     platformToken: deps.platformToken,
   });
-  const tokens = new TokenManager(deps.prisma, accountId, new AuthResource(base), { clock, ...deps.tokens });
+  const tokens = new TokenManager(deps.prisma, accountId, new AuthResource(base), {
+    clock,
+    ...deps.tokens,
+  });
   return new SvcClient(base.with({ tokens }), tokens);
 }
 

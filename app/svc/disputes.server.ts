@@ -12,12 +12,22 @@ import { SvcError } from "./errors";
 
 export const DISPUTE_OPS = {
   disputeProducts: defineOp("disputeProducts", "GET", "/disputes/disputeProducts", "safe"),
-  disputeConfirmInfo: defineOp("disputeConfirmInfo", "POST", "/disputes/disputeConfirmInfo", "safe"),
+  disputeConfirmInfo: defineOp(
+    "disputeConfirmInfo",
+    "POST",
+    "/disputes/disputeConfirmInfo",
+    "safe",
+  ),
   create: defineOp("disputes/create", "POST", "/disputes/create", "never"),
   cancel: defineOp("disputes/cancel", "POST", "/disputes/cancel", "never"),
   getDisputeList: defineOp("getDisputeList", "GET", "/disputes/getDisputeList", "safe"),
   getDisputeDetail: defineOp("getDisputeDetail", "GET", "/disputes/getDisputeDetail", "safe"),
-  getDisputeMessages: defineOp("getDisputeMessages", "POST", "/disputes/getDisputeMessages", "safe"),
+  getDisputeMessages: defineOp(
+    "getDisputeMessages",
+    "POST",
+    "/disputes/getDisputeMessages",
+    "safe",
+  ),
   reply: defineOp("disputes/reply", "POST", "/disputes/reply", "never"),
   uploadFile: defineOp("disputes/uploadFile", "POST", "/disputes/uploadFile", "never"),
 } as const;
@@ -34,7 +44,11 @@ const disputeLine = obj({
   sku: str,
   supplierName: str,
 });
-export const disputeProductsSchema = obj({ orderId: str, orderNumber: str, productInfoList: arr(disputeLine) });
+export const disputeProductsSchema = obj({
+  orderId: str,
+  orderNumber: str,
+  productInfoList: arr(disputeLine),
+});
 export const disputeConfirmInfoSchema = obj({
   orderId: str,
   orderNumber: str,
@@ -60,7 +74,15 @@ export const disputeRecordSchema = obj({
   createDate: timestamp,
   updateDate: timestamp,
   productList: arr(
-    obj({ image: str, price: money, lineItemId: str, svcProductId: str, svcVariantId: str, productName: str, supplierName: str }),
+    obj({
+      image: str,
+      price: money,
+      lineItemId: str,
+      svcProductId: str,
+      svcVariantId: str,
+      productName: str,
+      supplierName: str,
+    }),
   ),
 });
 export const disputeDetailSchema = obj({
@@ -77,7 +99,15 @@ export const disputeDetailSchema = obj({
   createDate: timestamp,
   refundDetails: arr(obj({ type: str, typeName: str, amount: money })),
   productList: arr(
-    obj({ image: str, price: money, productCode: str, productId: str, productName: str, standId: str, supplierName: str }),
+    obj({
+      image: str,
+      price: money,
+      productCode: str,
+      productId: str,
+      productName: str,
+      standId: str,
+      supplierName: str,
+    }),
   ),
 });
 export const disputeMessageSchema = obj({
@@ -93,7 +123,11 @@ export const disputeMessageSchema = obj({
 export const uploadFileSchema = z.union([
   z.string(),
   z
-    .looseObject({ url: z.string().optional(), fileUrl: z.string().optional(), data: z.string().optional() })
+    .looseObject({
+      url: z.string().optional(),
+      fileUrl: z.string().optional(),
+      data: z.string().optional(),
+    })
     .transform((o) => o.url ?? o.fileUrl ?? o.data ?? ""),
 ]);
 
@@ -146,7 +180,11 @@ const SPECS = {
       type: "array",
       required: true,
       minItems: 1,
-      item: { lineItemId: { type: "string" }, quantity: { type: "int", required: true }, price: { type: "decimal", required: true } },
+      item: {
+        lineItemId: { type: "string" },
+        quantity: { type: "int", required: true },
+        price: { type: "decimal", required: true },
+      },
     },
   },
   create: {
@@ -189,11 +227,18 @@ export class DisputesResource {
   constructor(private readonly t: Transport) {}
 
   async products(orderId: string): Promise<DisputeProducts> {
-    validateRequest("disputeProducts", { orderId: { type: "string", required: true, max: 100 } }, { orderId });
+    validateRequest(
+      "disputeProducts",
+      { orderId: { type: "string", required: true, max: 100 } },
+      { orderId },
+    );
     return this.t.call(DISPUTE_OPS.disputeProducts, { query: { orderId } }, disputeProductsSchema);
   }
 
-  async confirmInfo(orderId: string, productInfoList: DisputeLineInput[]): Promise<DisputeConfirmInfo> {
+  async confirmInfo(
+    orderId: string,
+    productInfoList: DisputeLineInput[],
+  ): Promise<DisputeConfirmInfo> {
     const body = { orderId, productInfoList };
     validateRequest("disputeConfirmInfo", SPECS.confirm, body);
     return this.t.call(DISPUTE_OPS.disputeConfirmInfo, { body }, disputeConfirmInfoSchema);
@@ -201,35 +246,68 @@ export class DisputesResource {
 
   async create(req: CreateDisputeRequest): Promise<boolean> {
     validateRequest("disputes/create", SPECS.create, req);
-    return this.t.call(DISPUTE_OPS.create, { body: compact({ ...req }) }, bool.transform((v) => v !== false));
+    return this.t.call(
+      DISPUTE_OPS.create,
+      { body: compact({ ...req }) },
+      bool.transform((v) => v !== false),
+    );
   }
 
   async cancel(orderId: string, disputeId: string): Promise<boolean> {
     const body = { orderId, disputeId };
     validateRequest(
       "disputes/cancel",
-      { orderId: { type: "string", required: true, max: 100 }, disputeId: { type: "string", required: true, max: 100 } },
+      {
+        orderId: { type: "string", required: true, max: 100 },
+        disputeId: { type: "string", required: true, max: 100 },
+      },
       body,
     );
-    return this.t.call(DISPUTE_OPS.cancel, { body }, bool.transform((v) => v !== false));
+    return this.t.call(
+      DISPUTE_OPS.cancel,
+      { body },
+      bool.transform((v) => v !== false),
+    );
   }
 
   async list(q: DisputeListQuery = {}): Promise<Page<DisputeRecord>> {
     validateRequest("getDisputeList", SPECS.list, q);
     if ((q.startDate === undefined) !== (q.endDate === undefined)) {
-      validateRequest("getDisputeList", { "startDate|endDate": { type: "int", required: true } }, {});
+      validateRequest(
+        "getDisputeList",
+        { "startDate|endDate": { type: "int", required: true } },
+        {},
+      );
     }
     if (q.startDate !== undefined && q.endDate !== undefined) {
       if (q.endDate < q.startDate || q.endDate - q.startDate > DISPUTE_WINDOW_MAX_MS) {
-        validateRequest("getDisputeList", { endDate: { type: "int", maxValue: q.startDate + DISPUTE_WINDOW_MAX_MS, min: q.startDate } }, q);
+        validateRequest(
+          "getDisputeList",
+          {
+            endDate: {
+              type: "int",
+              maxValue: q.startDate + DISPUTE_WINDOW_MAX_MS,
+              min: q.startDate,
+            },
+          },
+          q,
+        );
       }
     }
     const status = Array.isArray(q.status) ? q.status.join(",") : q.status;
-    return this.t.call(DISPUTE_OPS.getDisputeList, { query: { ...q, status } }, page(disputeRecordSchema));
+    return this.t.call(
+      DISPUTE_OPS.getDisputeList,
+      { query: { ...q, status } },
+      page(disputeRecordSchema),
+    );
   }
 
   async detail(disputeId: string): Promise<DisputeDetail> {
-    validateRequest("getDisputeDetail", { disputeId: { type: "string", required: true, max: 100 } }, { disputeId });
+    validateRequest(
+      "getDisputeDetail",
+      { disputeId: { type: "string", required: true, max: 100 } },
+      { disputeId },
+    );
     return this.t.call(DISPUTE_OPS.getDisputeDetail, { query: { disputeId } }, disputeDetailSchema);
   }
 
@@ -259,7 +337,11 @@ export class DisputesResource {
   /** Sends a reply. Not idempotent: never retried. See `replyOnce`. */
   async reply(req: ReplyRequest): Promise<boolean> {
     validateRequest("disputes/reply", SPECS.reply, req);
-    return this.t.call(DISPUTE_OPS.reply, { body: compact({ ...req }) }, bool.transform((v) => v !== false));
+    return this.t.call(
+      DISPUTE_OPS.reply,
+      { body: compact({ ...req }) },
+      bool.transform((v) => v !== false),
+    );
   }
 
   /**
@@ -273,7 +355,9 @@ export class DisputesResource {
     } catch (error) {
       if (!(error instanceof SvcError && error.outcomeUnknown)) throw error;
       const text = req.messageText.trim();
-      const there = (await this.messages(req.disputeId)).some((m) => m.userType === "1" && (m.message ?? "").trim() === text);
+      const there = (await this.messages(req.disputeId)).some(
+        (m) => m.userType === "1" && (m.message ?? "").trim() === text,
+      );
       if (there) return { sent: false, alreadyThere: true };
       await this.reply(req);
       return { sent: true, alreadyThere: false };
@@ -282,7 +366,11 @@ export class DisputesResource {
 
   /** Copies a public file to a non-expiring service address. */
   async uploadFile(fileUrl: string): Promise<string> {
-    validateRequest("disputes/uploadFile", { fileUrl: { type: "string", required: true, max: 2000 } }, { fileUrl });
+    validateRequest(
+      "disputes/uploadFile",
+      { fileUrl: { type: "string", required: true, max: 2000 } },
+      { fileUrl },
+    );
     return this.t.call(DISPUTE_OPS.uploadFile, { body: { fileUrl } }, uploadFileSchema);
   }
 }

@@ -27,7 +27,9 @@ export class SvcError extends Error {
   readonly retryable: boolean = false;
 
   constructor(init: SvcErrorInit) {
-    super(`${init.operation}: ${init.message}${init.code !== undefined ? ` (code ${init.code})` : ""}`);
+    super(
+      `${init.operation}: ${init.message}${init.code !== undefined ? ` (code ${init.code})` : ""}`,
+    );
     this.name = new.target.name;
     this.code = init.code;
     this.requestId = init.requestId;

@@ -3,7 +3,12 @@
  * by `String(value)` (a long id beyond 2^53, money like `12.50` or `0.1000000000000000055`) is
  * returned as its source text. The schemas accept numbers given as numbers or as text.
  */
-type Reviver = (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown;
+type Reviver = (
+  this: unknown,
+  key: string,
+  value: unknown,
+  context?: { source?: string },
+) => unknown;
 
 const reviver: Reviver = (_key, value, context) => {
   if (typeof value === "number" && context?.source !== undefined) {

@@ -34,7 +34,10 @@ export class DbRateLimiter implements Limiter {
   }
 
   intervalMs(bucket: Bucket): number {
-    const cps = Math.max(bucket === "query" ? this.opts.queryCallsPerSecond : this.opts.callsPerSecond, 0.001);
+    const cps = Math.max(
+      bucket === "query" ? this.opts.queryCallsPerSecond : this.opts.callsPerSecond,
+      0.001,
+    );
     // N+1 calls spaced by this interval span 1000 ms + N × margin: the margin absorbs up to
     // `marginMs` of departure-to-arrival jitter against the server's one-second window.
     return Math.ceil(1000 / cps) + Math.ceil((this.opts.marginMs ?? 60) / cps);
@@ -70,6 +73,9 @@ export class DbRateLimiter implements Limiter {
 
   async onRateLimited(_bucket: Bucket): Promise<void> {
     const until = new Date(this.clock.now() + (this.opts.slowForMs ?? 60_000));
-    await this.prisma.rateBucket.updateMany({ where: { accountId: this.opts.accountId }, data: { slowUntil: until } });
+    await this.prisma.rateBucket.updateMany({
+      where: { accountId: this.opts.accountId },
+      data: { slowUntil: until },
+    });
   }
 }

@@ -20,19 +20,45 @@ import type { Transport } from "./transport.server";
 import { compact, type ObjectSpec, validateRequest } from "./validate";
 
 export const ORDER_OPS = {
-  createOrderV2: defineOp("createOrderV2", "POST", "/shopping/order/createOrderV2", "never", { platformToken: true }),
-  createOrderV3: defineOp("createOrderV3", "POST", "/shopping/order/createOrderV3", "never", { platformToken: true }),
+  createOrderV2: defineOp("createOrderV2", "POST", "/shopping/order/createOrderV2", "never", {
+    platformToken: true,
+  }),
+  createOrderV3: defineOp("createOrderV3", "POST", "/shopping/order/createOrderV3", "never", {
+    platformToken: true,
+  }),
   addCart: defineOp("addCart", "POST", "/shopping/order/addCart", "never"),
   addCartConfirm: defineOp("addCartConfirm", "POST", "/shopping/order/addCartConfirm", "never"),
-  saveGenerateParentOrder: defineOp("saveGenerateParentOrder", "POST", "/shopping/order/saveGenerateParentOrder", "never"),
+  saveGenerateParentOrder: defineOp(
+    "saveGenerateParentOrder",
+    "POST",
+    "/shopping/order/saveGenerateParentOrder",
+    "never",
+  ),
   updateLogistics: defineOp("updateLogistics", "POST", "/shopping/order/updateLogistics", "never"),
-  updateTrackNumber: defineOp("sandbox/updateTrackNumber", "POST", "/shopping/sandbox/updateTrackNumber", "safe"),
-  getOrderDetailBatch: defineOp("getOrderDetailBatch", "POST", "/shopping/order/getOrderDetailBatch", "safe", {
-    bucket: "query",
-  }),
-  getProofOfDelivery: defineOp("getProofOfDelivery", "POST", "/shopping/order/getProofOfDelivery", "safe", {
-    bucket: "query",
-  }),
+  updateTrackNumber: defineOp(
+    "sandbox/updateTrackNumber",
+    "POST",
+    "/shopping/sandbox/updateTrackNumber",
+    "safe",
+  ),
+  getOrderDetailBatch: defineOp(
+    "getOrderDetailBatch",
+    "POST",
+    "/shopping/order/getOrderDetailBatch",
+    "safe",
+    {
+      bucket: "query",
+    },
+  ),
+  getProofOfDelivery: defineOp(
+    "getProofOfDelivery",
+    "POST",
+    "/shopping/order/getProofOfDelivery",
+    "safe",
+    {
+      bucket: "query",
+    },
+  ),
   getBalance: defineOp("getBalance", "GET", "/shopping/pay/getBalance", "safe"),
   payBalance: defineOp("payBalance", "POST", "/shopping/pay/payBalance", "never"),
   payBalanceV2: defineOp("payBalanceV2", "POST", "/shopping/pay/payBalanceV2", "never"),
@@ -144,7 +170,11 @@ function orderSpec(version: "V2" | "V3"): ObjectSpec {
   };
 }
 
-function validateOrder(op: string, version: "V2" | "V3", req: CreateOrderRequest & { orderFlow?: number }) {
+function validateOrder(
+  op: string,
+  version: "V2" | "V3",
+  req: CreateOrderRequest & { orderFlow?: number },
+) {
   validateRequest(op, orderSpec(version), req);
   req.products.forEach((line, i) => {
     if (!line.vid && !line.sku) {
@@ -305,7 +335,13 @@ function chunk<T>(items: T[], size: number): T[][] {
 }
 
 const idsSpec: ObjectSpec = {
-  orderIds: { type: "stringArray", required: true, minItems: 1, maxItems: ORDER_QUERY_MAX_IDS, itemMax: 200 },
+  orderIds: {
+    type: "stringArray",
+    required: true,
+    minItems: 1,
+    maxItems: ORDER_QUERY_MAX_IDS,
+    itemMax: 200,
+  },
 };
 
 export class OrdersResource {
@@ -322,7 +358,11 @@ export class OrdersResource {
   }
 
   async addCart(svcOrderIdList: string[]) {
-    validateRequest("addCart", { svcOrderIdList: { type: "stringArray", required: true, minItems: 1 } }, { svcOrderIdList });
+    validateRequest(
+      "addCart",
+      { svcOrderIdList: { type: "stringArray", required: true, minItems: 1 } },
+      { svcOrderIdList },
+    );
     return this.t.call(ORDER_OPS.addCart, { body: { svcOrderIdList } }, addCartSchema);
   }
 
@@ -332,7 +372,11 @@ export class OrdersResource {
       { svcOrderIdList: { type: "stringArray", required: true, minItems: 1 } },
       { svcOrderIdList },
     );
-    return this.t.call(ORDER_OPS.addCartConfirm, { body: { svcOrderIdList } }, addCartConfirmSchema);
+    return this.t.call(
+      ORDER_OPS.addCartConfirm,
+      { body: { svcOrderIdList } },
+      addCartConfirmSchema,
+    );
   }
 
   async saveGenerateParentOrder(shipmentOrderId: string): Promise<ParentOrder> {
@@ -341,32 +385,52 @@ export class OrdersResource {
       { shipmentOrderId: { type: "string", required: true, max: 200 } },
       { shipmentOrderId },
     );
-    return this.t.call(ORDER_OPS.saveGenerateParentOrder, { body: { shipmentOrderId } }, parentOrderSchema);
+    return this.t.call(
+      ORDER_OPS.saveGenerateParentOrder,
+      { body: { shipmentOrderId } },
+      parentOrderSchema,
+    );
   }
 
   /** One call: at most 100 ids (checked before sending). */
   async getOrderDetailBatch(orderIds: string[]): Promise<OrderRecord[]> {
     validateRequest("getOrderDetailBatch", idsSpec, { orderIds });
-    return this.t.call(ORDER_OPS.getOrderDetailBatch, { body: { orderIds } }, arr(orderRecordSchema));
+    return this.t.call(
+      ORDER_OPS.getOrderDetailBatch,
+      { body: { orderIds } },
+      arr(orderRecordSchema),
+    );
   }
 
   /** Any number of ids, in batches (default 50), each call inside the account's query limit. */
-  async getOrdersDetail(orderIds: string[], batchSize = ORDER_QUERY_DEFAULT_BATCH): Promise<OrderRecord[]> {
+  async getOrdersDetail(
+    orderIds: string[],
+    batchSize = ORDER_QUERY_DEFAULT_BATCH,
+  ): Promise<OrderRecord[]> {
     const size = Math.min(Math.max(1, batchSize), ORDER_QUERY_MAX_IDS);
     const out: OrderRecord[] = [];
-    for (const ids of chunk([...new Set(orderIds)], size)) out.push(...(await this.getOrderDetailBatch(ids)));
+    for (const ids of chunk([...new Set(orderIds)], size))
+      out.push(...(await this.getOrderDetailBatch(ids)));
     return out;
   }
 
   async getProofOfDelivery(orderIds: string[]): Promise<ProofOfDelivery[]> {
     validateRequest("getProofOfDelivery", idsSpec, { orderIds });
-    return this.t.call(ORDER_OPS.getProofOfDelivery, { body: { orderIds } }, arr(proofOfDeliverySchema));
+    return this.t.call(
+      ORDER_OPS.getProofOfDelivery,
+      { body: { orderIds } },
+      arr(proofOfDeliverySchema),
+    );
   }
 
-  async getProofsOfDelivery(orderIds: string[], batchSize = ORDER_QUERY_DEFAULT_BATCH): Promise<ProofOfDelivery[]> {
+  async getProofsOfDelivery(
+    orderIds: string[],
+    batchSize = ORDER_QUERY_DEFAULT_BATCH,
+  ): Promise<ProofOfDelivery[]> {
     const size = Math.min(Math.max(1, batchSize), ORDER_QUERY_MAX_IDS);
     const out: ProofOfDelivery[] = [];
-    for (const ids of chunk([...new Set(orderIds)], size)) out.push(...(await this.getProofOfDelivery(ids)));
+    for (const ids of chunk([...new Set(orderIds)], size))
+      out.push(...(await this.getProofOfDelivery(ids)));
     return out;
   }
 
@@ -442,14 +506,21 @@ export class LogisticsResource {
       },
       req,
     );
-    return this.t.call(ORDER_OPS.updateLogistics, { body: compact({ ...req }) }, updateLogisticsSchema);
+    return this.t.call(
+      ORDER_OPS.updateLogistics,
+      { body: compact({ ...req }) },
+      updateLogisticsSchema,
+    );
   }
 
   /** Sandbox only: sets the tracking number of a paid sandbox order (repeatable, last wins). */
   async updateSandboxTrackNumber(orderId: string, trackNumber: string): Promise<boolean> {
     validateRequest(
       "sandbox/updateTrackNumber",
-      { orderId: { type: "string", required: true, max: 200 }, trackNumber: { type: "string", required: true, max: 64 } },
+      {
+        orderId: { type: "string", required: true, max: 200 },
+        trackNumber: { type: "string", required: true, max: 64 },
+      },
       { orderId, trackNumber },
     );
     return this.t.call(ORDER_OPS.updateTrackNumber, { body: { orderId, trackNumber } }, trueish);
@@ -461,13 +532,22 @@ export class PaymentResource {
 
   async getBalance(): Promise<Balance> {
     const b = await this.t.call(ORDER_OPS.getBalance, {}, balanceSchema);
-    if (b.amount == null) throw new SvcError({ operation: "getBalance", message: "balance without amount" });
-    return { amount: b.amount, noWithdrawalAmount: b.noWithdrawalAmount ?? null, freezeAmount: b.freezeAmount ?? null };
+    if (b.amount == null)
+      throw new SvcError({ operation: "getBalance", message: "balance without amount" });
+    return {
+      amount: b.amount,
+      noWithdrawalAmount: b.noWithdrawalAmount ?? null,
+      freezeAmount: b.freezeAmount ?? null,
+    };
   }
 
   /** Pays one order from the balance. Never retried: check the order's state before paying again. */
   async payBalance(orderId: string): Promise<void> {
-    validateRequest("payBalance", { orderId: { type: "string", required: true, max: 200 } }, { orderId });
+    validateRequest(
+      "payBalance",
+      { orderId: { type: "string", required: true, max: 200 } },
+      { orderId },
+    );
     return this.t.call(ORDER_OPS.payBalance, { body: { orderId } }, nothing);
   }
 
@@ -476,7 +556,10 @@ export class PaymentResource {
     const body = compact({ shipmentOrderId, payId });
     validateRequest(
       "payBalanceV2",
-      { shipmentOrderId: { type: "string", required: true, max: 200 }, payId: { type: "string", max: 200 } },
+      {
+        shipmentOrderId: { type: "string", required: true, max: 200 },
+        payId: { type: "string", max: 200 },
+      },
       body,
     );
     return this.t.call(ORDER_OPS.payBalanceV2, { body }, nothing);

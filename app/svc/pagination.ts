@@ -3,8 +3,18 @@
  * dispute-list window walk and helpers.
  */
 import type { Page } from "./schema-kit";
-import { LIST_V2_LIMITS, type CatalogResource, type ListV2Query, type ProductSummaryV2 } from "./catalog.server";
-import { DISPUTE_WINDOW_MAX_MS, type DisputeListQuery, type DisputeRecord, type DisputesResource } from "./disputes.server";
+import {
+  LIST_V2_LIMITS,
+  type CatalogResource,
+  type ListV2Query,
+  type ProductSummaryV2,
+} from "./catalog.server";
+import {
+  DISPUTE_WINDOW_MAX_MS,
+  type DisputeListQuery,
+  type DisputeRecord,
+  type DisputesResource,
+} from "./disputes.server";
 
 export interface PaginateOptions {
   pageSize: number;
@@ -34,7 +44,8 @@ export async function* paginate<T>(
     if (p.items.length === 0) return;
     if (p.totalPages !== undefined && pageNum >= p.totalPages) return;
     if (p.total !== undefined && seen >= Math.min(p.total, maxRecords)) return;
-    if (p.total === undefined && p.totalPages === undefined && p.items.length < opts.pageSize) return;
+    if (p.total === undefined && p.totalPages === undefined && p.items.length < opts.pageSize)
+      return;
     if (seen >= maxRecords) return;
     pageNum++;
   }
@@ -93,7 +104,8 @@ export async function* walkDisputes(
   while (start < end) {
     const stop = Math.min(start + windowMs, end);
     const records = paginate(
-      (pageNum, pageSize) => disputes.list({ ...opts.filter, startDate: start, endDate: stop, pageNum, pageSize }),
+      (pageNum, pageSize) =>
+        disputes.list({ ...opts.filter, startDate: start, endDate: stop, pageNum, pageSize }),
       { pageSize: opts.pageSize ?? 50 },
     );
     for await (const r of records) {

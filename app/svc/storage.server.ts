@@ -10,14 +10,24 @@ import { compact, type ObjectSpec, validateRequest } from "./validate";
 
 export const STORAGE_OPS = {
   warehouseDetail: defineOp("warehouse/detail", "GET", "/warehouse/detail", "safe"),
-  querySpuPage: defineOp("querySpuPage", "POST", "/product/stock/privateInventory/querySpuPage", "safe"),
+  querySpuPage: defineOp(
+    "querySpuPage",
+    "POST",
+    "/product/stock/privateInventory/querySpuPage",
+    "safe",
+  ),
   querySkuListByProductId: defineOp(
     "querySkuListByProductId",
     "POST",
     "/product/stock/privateInventory/querySkuListByProductId",
     "safe",
   ),
-  querySkuDetailPage: defineOp("querySkuDetailPage", "POST", "/product/stock/privateInventory/querySkuDetailPage", "safe"),
+  querySkuDetailPage: defineOp(
+    "querySkuDetailPage",
+    "POST",
+    "/product/stock/privateInventory/querySkuDetailPage",
+    "safe",
+  ),
   querySkuDetailListBySku: defineOp(
     "querySkuDetailListBySku",
     "POST",
@@ -65,7 +75,11 @@ const quantitySet = {
   clientDisputeCompleteQuantity: num,
   clientFreezeQuantity: num,
 };
-const warehouseQuantityInfo = obj({ countryCode: str, warehouseQuantity: num, clientTransitQuantity: num });
+const warehouseQuantityInfo = obj({
+  countryCode: str,
+  warehouseQuantity: num,
+  clientTransitQuantity: num,
+});
 
 export const spuRecordSchema = obj({
   productId: str,
@@ -138,7 +152,10 @@ export const flowRecordSchema = obj({
   clientFreezeChangeQuantity: str,
   skuDetailInfo: z.unknown().optional(),
 });
-export const photoRecordSchema = obj({ orderId: str, pictureJson: arr(obj({ url: str, type: str })) });
+export const photoRecordSchema = obj({
+  orderId: str,
+  pictureJson: arr(obj({ url: str, type: str })),
+});
 
 export type SpuRecord = z.output<typeof spuRecordSchema>;
 export type SkuRecord = z.output<typeof skuRecordSchema>;
@@ -214,9 +231,21 @@ const SPECS = {
     keyword: { type: "string", max: 200 },
     variantId: { type: "string", max: 200 },
   },
-  querySkuDetailPage: { ...paging, storageIds: { type: "stringArray" }, skuList: { type: "stringArray" } },
-  querySkuDetailListBySku: { sku: { type: "string", required: true, max: 200 }, storageIds: { type: "stringArray" } },
-  querySkuFlowByCondition: { ...paging, storageId: { type: "string", max: 100 }, unitPrice: { type: "int" }, clientVisible: { type: "int" } },
+  querySkuDetailPage: {
+    ...paging,
+    storageIds: { type: "stringArray" },
+    skuList: { type: "stringArray" },
+  },
+  querySkuDetailListBySku: {
+    sku: { type: "string", required: true, max: 200 },
+    storageIds: { type: "stringArray" },
+  },
+  querySkuFlowByCondition: {
+    ...paging,
+    storageId: { type: "string", max: 100 },
+    unitPrice: { type: "int" },
+    clientVisible: { type: "int" },
+  },
 } satisfies Record<string, ObjectSpec>;
 
 export class InventoryResource {
@@ -224,23 +253,43 @@ export class InventoryResource {
 
   async querySpuPage(q: SpuPageQuery = {}): Promise<Page<SpuRecord>> {
     validateRequest("querySpuPage", SPECS.querySpuPage, q);
-    return this.t.call(STORAGE_OPS.querySpuPage, { body: compact({ ...q }) }, page(spuRecordSchema));
+    return this.t.call(
+      STORAGE_OPS.querySpuPage,
+      { body: compact({ ...q }) },
+      page(spuRecordSchema),
+    );
   }
   async querySkuListByProductId(q: SkuListQuery): Promise<SkuRecord[]> {
     validateRequest("querySkuListByProductId", SPECS.querySkuListByProductId, q);
-    return this.t.call(STORAGE_OPS.querySkuListByProductId, { body: compact({ ...q }) }, arr(skuRecordSchema));
+    return this.t.call(
+      STORAGE_OPS.querySkuListByProductId,
+      { body: compact({ ...q }) },
+      arr(skuRecordSchema),
+    );
   }
   async querySkuDetailPage(q: SkuDetailPageQuery = {}): Promise<Page<SkuDetailRecord>> {
     validateRequest("querySkuDetailPage", SPECS.querySkuDetailPage, q);
-    return this.t.call(STORAGE_OPS.querySkuDetailPage, { body: compact({ ...q }) }, page(skuDetailRecordSchema));
+    return this.t.call(
+      STORAGE_OPS.querySkuDetailPage,
+      { body: compact({ ...q }) },
+      page(skuDetailRecordSchema),
+    );
   }
   async querySkuDetailListBySku(q: SkuBatchQuery): Promise<BatchRecord[]> {
     validateRequest("querySkuDetailListBySku", SPECS.querySkuDetailListBySku, q);
-    return this.t.call(STORAGE_OPS.querySkuDetailListBySku, { body: compact({ ...q }) }, arr(batchRecordSchema));
+    return this.t.call(
+      STORAGE_OPS.querySkuDetailListBySku,
+      { body: compact({ ...q }) },
+      arr(batchRecordSchema),
+    );
   }
   async querySkuFlowByCondition(q: SkuFlowQuery = {}): Promise<Page<FlowRecord>> {
     validateRequest("querySkuFlowByCondition", SPECS.querySkuFlowByCondition, q);
-    return this.t.call(STORAGE_OPS.querySkuFlowByCondition, { body: compact({ ...q }) }, page(flowRecordSchema));
+    return this.t.call(
+      STORAGE_OPS.querySkuFlowByCondition,
+      { body: compact({ ...q }) },
+      page(flowRecordSchema),
+    );
   }
 }
 
@@ -248,7 +297,11 @@ export class WarehouseResource {
   constructor(private readonly t: Transport) {}
 
   async detail(id: string): Promise<Storage> {
-    validateRequest("warehouse/detail", { id: { type: "string", required: true, max: 200 } }, { id });
+    validateRequest(
+      "warehouse/detail",
+      { id: { type: "string", required: true, max: 200 } },
+      { id },
+    );
     return this.t.call(STORAGE_OPS.warehouseDetail, { query: { id } }, storageSchema);
   }
 
@@ -259,7 +312,11 @@ export class WarehouseResource {
       { orderIdList: { type: "stringArray", required: true, minItems: 1 } },
       { orderIdList },
     );
-    return this.t.call(STORAGE_OPS.syncStorehouseVideoRequests, { body: { orderIdList } }, arr(photoRecordSchema));
+    return this.t.call(
+      STORAGE_OPS.syncStorehouseVideoRequests,
+      { body: { orderIdList } },
+      arr(photoRecordSchema),
+    );
   }
 }
 
@@ -294,11 +351,21 @@ export class WebhooksResource {
       },
       settings,
     );
-    for (const [name, s] of Object.entries(settings) as Array<[string, WebhookSection | undefined]>) {
+    for (const [name, s] of Object.entries(settings) as Array<
+      [string, WebhookSection | undefined]
+    >) {
       if (s && s.type === "ENABLE" && s.callbackUrls.length !== 1) {
-        validateRequest("webhook/set", { [`${name}.callbackUrls`]: { type: "string", required: true } }, {});
+        validateRequest(
+          "webhook/set",
+          { [`${name}.callbackUrls`]: { type: "string", required: true } },
+          {},
+        );
       }
     }
-    return this.t.call(STORAGE_OPS.webhookSet, { body: compact({ ...settings }) }, bool.transform((v) => v !== false));
+    return this.t.call(
+      STORAGE_OPS.webhookSet,
+      { body: compact({ ...settings }) },
+      bool.transform((v) => v !== false),
+    );
   }
 }

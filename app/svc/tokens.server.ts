@@ -74,7 +74,11 @@ export class TokenManager implements TokenProvider {
     const fresh = this.usable(row, margin);
     if (fresh) return fresh;
 
-    if (row.refreshTokenEnc && row.refreshTokenExpiresAt && row.refreshTokenExpiresAt.getTime() > this.clock.now()) {
+    if (
+      row.refreshTokenEnc &&
+      row.refreshTokenExpiresAt &&
+      row.refreshTokenExpiresAt.getTime() > this.clock.now()
+    ) {
       const refreshToken = decryptSecret(row.refreshTokenEnc);
       this.remember(refreshToken);
       try {
@@ -112,7 +116,10 @@ export class TokenManager implements TokenProvider {
     const claimed = await this.prisma.svcAccount.updateMany({
       where: {
         id: this.accountId,
-        OR: [{ lastTokenRequestAt: null }, { lastTokenRequestAt: { lte: new Date(now - TOKEN_REQUEST_INTERVAL_MS) } }],
+        OR: [
+          { lastTokenRequestAt: null },
+          { lastTokenRequestAt: { lte: new Date(now - TOKEN_REQUEST_INTERVAL_MS) } },
+        ],
       },
       data: { lastTokenRequestAt: new Date(now) },
     });
@@ -136,7 +143,10 @@ export class TokenManager implements TokenProvider {
     }
     const last = (await this.row()).lastTokenRequestAt?.getTime() ?? now;
     throw new SvcTokenCooldownError(
-      { operation: "getAccessToken", message: "a token was requested less than 5 minutes ago and none is available yet" },
+      {
+        operation: "getAccessToken",
+        message: "a token was requested less than 5 minutes ago and none is available yet",
+      },
       Math.max(0, last + TOKEN_REQUEST_INTERVAL_MS - this.clock.now()),
     );
   }
@@ -173,7 +183,12 @@ export class TokenManager implements TokenProvider {
   async clearTokens(): Promise<void> {
     await this.prisma.svcAccount.update({
       where: { id: this.accountId },
-      data: { accessTokenEnc: null, accessTokenExpiresAt: null, refreshTokenEnc: null, refreshTokenExpiresAt: null },
+      data: {
+        accessTokenEnc: null,
+        accessTokenExpiresAt: null,
+        refreshTokenEnc: null,
+        refreshTokenExpiresAt: null,
+      },
     });
   }
 
@@ -186,7 +201,13 @@ export class TokenManager implements TokenProvider {
 /** Creates (or updates) the API-key account of a shop; the key is stored encrypted. */
 export async function saveApiKeyAccount(
   prisma: PrismaClient,
-  input: { baseUrl: string; apiKey: string; shopDomain?: string | null; callsPerSecond?: number; queryCallsPerSecond?: number },
+  input: {
+    baseUrl: string;
+    apiKey: string;
+    shopDomain?: string | null;
+    callsPerSecond?: number;
+    queryCallsPerSecond?: number;
+  },
 ): Promise<SvcAccount> {
   const data = {
     baseUrl: input.baseUrl,

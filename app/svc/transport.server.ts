@@ -181,7 +181,11 @@ export class Transport {
   }
 
   /** Calls an operation and parses its `data` with the schema. */
-  async call<S extends z.ZodType>(op: OperationDef, input: CallInput, schema: S): Promise<z.output<S>> {
+  async call<S extends z.ZodType>(
+    op: OperationDef,
+    input: CallInput,
+    schema: S,
+  ): Promise<z.output<S>> {
     const env = await this.request(op, input);
     const parsed = schema.safeParse(env.data);
     if (!parsed.success) {
@@ -215,7 +219,13 @@ export class Transport {
       try {
         const env = await this.once(op, input, token);
         this.options.logger?.debug(
-          { svcOp: op.name, attempt, ms: Date.now() - started, code: env.code, requestId: env.requestId },
+          {
+            svcOp: op.name,
+            attempt,
+            ms: Date.now() - started,
+            code: env.code,
+            requestId: env.requestId,
+          },
           "svc call",
         );
         return env;
@@ -263,7 +273,10 @@ export class Transport {
 
   private requireTokens(op: OperationDef): TokenProvider {
     if (!this.options.tokens) {
-      throw new SvcAuthError({ operation: op.name, message: "no access token provider configured" });
+      throw new SvcAuthError({
+        operation: op.name,
+        message: "no access token provider configured",
+      });
     }
     return this.options.tokens;
   }
@@ -277,7 +290,7 @@ export class Transport {
   /** Capped exponential backoff with full jitter (at least a quarter of the step). */
   backoff(attempt: number): number {
     const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(cap / 4 + this.random() * (cap * 3) / 4);
+    return Math.round(cap / 4 + (this.random() * (cap * 3)) / 4);
   }
 
   private async secretsFor(input: CallInput, token: string | undefined, platformToken?: string) {
@@ -297,7 +310,11 @@ export class Transport {
     return typeof p === "function" ? await p() : p;
   }
 
-  private async once(op: OperationDef, input: CallInput, token: string | undefined): Promise<Envelope> {
+  private async once(
+    op: OperationDef,
+    input: CallInput,
+    token: string | undefined,
+  ): Promise<Envelope> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (token !== undefined) headers["Svc-Access-Token"] = token;
     let platformToken: string | undefined;
@@ -357,7 +374,12 @@ export class Transport {
     const ok = (op.successCodes ?? [200]).includes(env.code);
     if (ok && status < 400) return env;
     if (ok && status >= 500) {
-      throw new SvcServerError({ operation: op.name, message: `HTTP ${status}`, httpStatus: status, outcomeUnknown: true });
+      throw new SvcServerError({
+        operation: op.name,
+        message: `HTTP ${status}`,
+        httpStatus: status,
+        outcomeUnknown: true,
+      });
     }
     throw errorForCode({
       code: env.code,
@@ -370,9 +392,17 @@ export class Transport {
     });
   }
 
-  private networkError(op: OperationDef, error: unknown, timeout: AbortSignal, secrets: Array<string | undefined>) {
+  private networkError(
+    op: OperationDef,
+    error: unknown,
+    timeout: AbortSignal,
+    secrets: Array<string | undefined>,
+  ) {
     const e = error as { code?: string; name?: string; message?: string };
-    const detail = redactSecrets(`${e.code ?? e.name ?? "error"}: ${e.message ?? ""}`, secrets).slice(0, 200);
+    const detail = redactSecrets(
+      `${e.code ?? e.name ?? "error"}: ${e.message ?? ""}`,
+      secrets,
+    ).slice(0, 200);
     if (
       timeout.aborted ||
       e.name === "TimeoutError" ||
@@ -387,9 +417,17 @@ export class Transport {
     }
     const notSent = e.code !== undefined && NOT_SENT_CODES.has(e.code);
     if (e.code === "UND_ERR_CONNECT_TIMEOUT") {
-      return new SvcTimeoutError({ operation: op.name, message: `connect timeout (${detail})`, outcomeUnknown: false });
+      return new SvcTimeoutError({
+        operation: op.name,
+        message: `connect timeout (${detail})`,
+        outcomeUnknown: false,
+      });
     }
-    return new SvcNetworkError({ operation: op.name, message: `network failure (${detail})`, outcomeUnknown: !notSent });
+    return new SvcNetworkError({
+      operation: op.name,
+      message: `network failure (${detail})`,
+      outcomeUnknown: !notSent,
+    });
   }
 }
 
@@ -397,11 +435,17 @@ export class Transport {
 export function readEnvelope(body: unknown): Envelope | undefined {
   if (!body || typeof body !== "object" || Array.isArray(body)) return undefined;
   const b = body as Record<string, unknown>;
-  const code = typeof b.code === "number" ? b.code : typeof b.code === "string" && /^\d+$/.test(b.code) ? Number(b.code) : undefined;
+  const code =
+    typeof b.code === "number"
+      ? b.code
+      : typeof b.code === "string" && /^\d+$/.test(b.code)
+        ? Number(b.code)
+        : undefined;
   if (code === undefined) return undefined;
   return {
     code,
-    message: typeof b.message === "string" ? b.message : b.message == null ? undefined : String(b.message),
+    message:
+      typeof b.message === "string" ? b.message : b.message == null ? undefined : String(b.message),
     requestId: b.requestId == null ? undefined : String(b.requestId),
     data: b.data,
   };

@@ -17,7 +17,16 @@ import { DISPUTE_OPS } from "../../app/svc/disputes.server";
 import { collect, iterateListV2 } from "../../app/svc/pagination";
 import { closeSvcPools } from "../../app/svc/transport.server";
 import { compareMoney, subtractMoney } from "../../app/svc/decimal";
-import { accountFixture, expectCode, prisma, sampleOrder, simClock, startServiceSim, type Fixture, type ServiceSim } from "./sim-helpers";
+import {
+  accountFixture,
+  expectCode,
+  prisma,
+  sampleOrder,
+  simClock,
+  startServiceSim,
+  type Fixture,
+  type ServiceSim,
+} from "./sim-helpers";
 
 let sim: ServiceSim;
 let fx: Fixture;
@@ -28,7 +37,11 @@ const raw = z.unknown();
 
 beforeAll(async () => {
   sim = await startServiceSim({ catalogSize: 60 });
-  fx = await accountFixture(sim, { callsPerSecond: 50, queryCallsPerSecond: 50, balance: "500.00" });
+  fx = await accountFixture(sim, {
+    callsPerSecond: 50,
+    queryCallsPerSecond: 50,
+    balance: "500.00",
+  });
   c = fx.client;
   const first = (await c.catalog.listV2({ size: 5 })).items[0]!.productList[0]!;
   pid = first.id!;
@@ -63,7 +76,9 @@ describe("contract: authentication (Part 1 §4.1–4.5, §6.3)", () => {
     expect(rec.accessToken).toMatch(/.+/);
     expect(rec.openId).toMatch(/^\d+$/);
     expect(rec.accessTokenExpiryDate).toBeInstanceOf(Date);
-    expect(rec.refreshTokenExpiryDate!.getTime()).toBeGreaterThan(rec.accessTokenExpiryDate!.getTime());
+    expect(rec.refreshTokenExpiryDate!.getTime()).toBeGreaterThan(
+      rec.accessTokenExpiryDate!.getTime(),
+    );
     await expectCode(c.auth.getAccessToken("no-such-key"), 1601000, E.SvcAuthError);
   });
 
@@ -85,7 +100,11 @@ describe("contract: authentication (Part 1 §4.1–4.5, §6.3)", () => {
     expect(await other.client.tokens!.currentToken()).toBeUndefined();
     await expectCode(other.client.auth.logout({ token }), 1600001, E.SvcAuthError);
     // The raw old token is refused by any operation.
-    await expectCode(other.client.transport.call(ORDER_OPS.getBalance, { token }, raw), 1600001, E.SvcAuthError);
+    await expectCode(
+      other.client.transport.call(ORDER_OPS.getBalance, { token }, raw),
+      1600001,
+      E.SvcAuthError,
+    );
   });
 
   it("getAuthorizeUrl, code receiver, exchangeAccessToken: the affiliated flow; 1601000 for code and token", async () => {
@@ -108,7 +127,12 @@ describe("contract: authentication (Part 1 §4.1–4.5, §6.3)", () => {
     try {
       const { url, state } = await startAuthorization(
         { prisma, partnerAuth: c.auth, clock: simClock(sim) },
-        { shopDomain: "affiliated.myshopify.com", callbackUri, redirectUri: "https://app.test/done", email: "aff@shop.test" },
+        {
+          shopDomain: "affiliated.myshopify.com",
+          callbackUri,
+          redirectUri: "https://app.test/done",
+          email: "aff@shop.test",
+        },
       );
       expect(url).toMatch(/^http/);
       expect(state.length).toBeLessThanOrEqual(40);
@@ -117,18 +141,29 @@ describe("contract: authentication (Part 1 §4.1–4.5, §6.3)", () => {
       // The user logs in on the service's page; the service posts the code to the receiver.
       const res = await fetch(url, { method: "POST" });
       expect(res.status).toBeLessThan(400);
-      expect(received).toEqual([expect.objectContaining({ result: "0", shopDomain: "affiliated.myshopify.com" })]);
-      const account = await prisma.svcAccount.findUniqueOrThrow({ where: { shopDomain: "affiliated.myshopify.com" } });
+      expect(received).toEqual([
+        expect.objectContaining({ result: "0", shopDomain: "affiliated.myshopify.com" }),
+      ]);
+      const account = await prisma.svcAccount.findUniqueOrThrow({
+        where: { shopDomain: "affiliated.myshopify.com" },
+      });
       expect(account.authMethod).toBe("authorizationCode");
       expect(account.accessTokenEnc).toMatch(/^v1\./);
       const affiliated = await svcClientForAccount(account.id, { prisma, clock: simClock(sim) });
       const balance = await affiliated.payment.getBalance();
       expect(balance.amount).toBeDefined();
       // Single use: the same state again is refused, and the code cannot be exchanged twice.
-      const again = await receiveAuthorizationCode({ prisma, partnerAuth: c.auth, baseUrl: sim.url }, { code: "x", state });
+      const again = await receiveAuthorizationCode(
+        { prisma, partnerAuth: c.auth, baseUrl: sim.url },
+        { code: "x", state },
+      );
       expect(again.result).not.toBe("0");
       // An affiliated merchant cannot start an authorization: 1601000.
-      await expectCode(affiliated.auth.getAuthorizeUrl({ callbackUri, state: "s" }), 1601000, E.SvcAuthError);
+      await expectCode(
+        affiliated.auth.getAuthorizeUrl({ callbackUri, state: "s" }),
+        1601000,
+        E.SvcAuthError,
+      );
     } finally {
       receiver.closeAllConnections();
       await new Promise((r) => receiver.close(r));
@@ -140,11 +175,35 @@ describe("contract: authentication (Part 1 §4.1–4.5, §6.3)", () => {
     const deps = { prisma, partnerAuth: c.auth, baseUrl: sim.url, clock: simClock(sim) };
     expect((await receiveAuthorizationCode(deps, { code: "c", state: "nope" })).result).toBe("1");
     expect((await receiveAuthorizationCode(deps, { state: "nope" })).result).toBe("1");
-    await prisma.authState.create({ data: { state: "expired-state", shopDomain: "x.myshopify.com", expiresAt: new Date(sim.clock.now() - 1000) } });
-    expect((await receiveAuthorizationCode(deps, { code: "c", state: "expired-state" })).result).toBe("1");
-    await prisma.authState.create({ data: { state: "shop-state", shopDomain: "a.myshopify.com", expiresAt: new Date(sim.clock.now() + 60_000) } });
-    expect((await receiveAuthorizationCode(deps, { code: "c", state: "shop-state" }, { expectedShop: "b.myshopify.com" })).result).toBe("1");
-    expect((await prisma.authState.findUniqueOrThrow({ where: { state: "shop-state" } })).usedAt).toBeNull();
+    await prisma.authState.create({
+      data: {
+        state: "expired-state",
+        shopDomain: "x.myshopify.com",
+        expiresAt: new Date(sim.clock.now() - 1000),
+      },
+    });
+    expect(
+      (await receiveAuthorizationCode(deps, { code: "c", state: "expired-state" })).result,
+    ).toBe("1");
+    await prisma.authState.create({
+      data: {
+        state: "shop-state",
+        shopDomain: "a.myshopify.com",
+        expiresAt: new Date(sim.clock.now() + 60_000),
+      },
+    });
+    expect(
+      (
+        await receiveAuthorizationCode(
+          deps,
+          { code: "c", state: "shop-state" },
+          { expectedShop: "b.myshopify.com" },
+        )
+      ).result,
+    ).toBe("1");
+    expect(
+      (await prisma.authState.findUniqueOrThrow({ where: { state: "shop-state" } })).usedAt,
+    ).toBeNull();
   });
 });
 
@@ -174,8 +233,16 @@ describe("contract: storage, inventory, photos, webhooks (Part 1 §4.6–4.9)", 
   });
 
   it("querySkuFlowByCondition and syncStorehouseVideoRequests: 1600100", async () => {
-    await expectCode(c.transport.call(STORAGE_OPS.querySkuFlowByCondition, { body: { clientVisible: 7 } }, raw), 1600100, E.SvcParamError);
-    await expectCode(c.transport.call(STORAGE_OPS.syncStorehouseVideoRequests, { body: {} }, raw), 1600100, E.SvcParamError);
+    await expectCode(
+      c.transport.call(STORAGE_OPS.querySkuFlowByCondition, { body: { clientVisible: 7 } }, raw),
+      1600100,
+      E.SvcParamError,
+    );
+    await expectCode(
+      c.transport.call(STORAGE_OPS.syncStorehouseVideoRequests, { body: {} }, raw),
+      1600100,
+      E.SvcParamError,
+    );
   });
 
   it("syncStorehouseVideoRequests: photos of paid orders", async () => {
@@ -187,7 +254,11 @@ describe("contract: storage, inventory, photos, webhooks (Part 1 §4.6–4.9)", 
   });
 
   it("webhook/set: success; 1607001 for a loopback address", async () => {
-    expect(await c.webhooks.set({ order: { type: "ENABLE", callbackUrls: ["https://app.example.com/webhooks/svc/abc"] } })).toBe(true);
+    expect(
+      await c.webhooks.set({
+        order: { type: "ENABLE", callbackUrls: ["https://app.example.com/webhooks/svc/abc"] },
+      }),
+    ).toBe(true);
     expect(await c.webhooks.set({ order: { type: "CANCEL", callbackUrls: [] } })).toBe(true);
     const e = await expectCode(
       c.webhooks.set({ logistics: { type: "ENABLE", callbackUrls: ["https://localhost/hook"] } }),
@@ -209,7 +280,9 @@ describe("contract: catalog and connections (Part 2)", () => {
     expect(p.pageNumber).toBe(1);
     expect(p.items[0]!.productList.length).toBe(7);
     // Array parameters reach the service: features=enable_category adds the category names.
-    expect((p.items[0]!.productList[0] as Record<string, unknown>).threeCategoryName).toEqual(expect.any(String));
+    expect((p.items[0]!.productList[0] as Record<string, unknown>).threeCategoryName).toEqual(
+      expect.any(String),
+    );
     expect(p.total).toBeGreaterThanOrEqual(7);
     const all = await collect(iterateListV2(c.catalog, {}, 25));
     expect(all.length).toBe(p.total);
@@ -241,10 +314,16 @@ describe("contract: catalog and connections (Part 2)", () => {
   });
 
   it("queryVideosByProductId: code 0 is success; 1600100 for an empty productId", async () => {
-    const withVideo = (await c.catalog.listV2({ size: 50, productType: 10 })).items.flatMap((g) => g.productList)[0];
+    const withVideo = (await c.catalog.listV2({ size: 50, productType: 10 })).items.flatMap(
+      (g) => g.productList,
+    )[0];
     const videos = await c.catalog.videos(withVideo?.id ?? pid);
     expect(Array.isArray(videos)).toBe(true);
-    await expectCode(c.transport.call(CATALOG_OPS.queryVideosByProductId, { body: { productId: "" } }, raw), 1600100, E.SvcParamError);
+    await expectCode(
+      c.transport.call(CATALOG_OPS.queryVideosByProductId, { body: { productId: "" } }, raw),
+      1600100,
+      E.SvcParamError,
+    );
   });
 
   it("addToMyProduct: success; 1600000 the second time, not retried", async () => {
@@ -270,33 +349,60 @@ describe("contract: catalog and connections (Part 2)", () => {
     expect(list.items[0]).toMatchObject({ platformProductId, svcVariantId: vid });
     expect(await c.connections.delete({ platformProductId })).toBe(true);
     expect((await c.connections.list({ platformProductId })).total).toBe(0);
-    await expectCode(c.transport.call(CATALOG_OPS.connectionCreate, { body: { platformProductId } }, raw), 1600100, E.SvcParamError);
+    await expectCode(
+      c.transport.call(CATALOG_OPS.connectionCreate, { body: { platformProductId } }, raw),
+      1600100,
+      E.SvcParamError,
+    );
   });
 });
 
 describe("contract: orders, payment, logistics (Part 3)", () => {
   it("createOrderV3: success; 1600100, 1603003 duplicate, 1605001 invalid logistics", async () => {
     const number = orderNo();
-    const r = await c.orders.createOrderV3(sampleOrder(number, vid, { products: [{ vid, quantity: 2, unitPrice: "9.90" }] }));
+    const r = await c.orders.createOrderV3(
+      sampleOrder(number, vid, { products: [{ vid, quantity: 2, unitPrice: "9.90" }] }),
+    );
     expect(r.orderId).toMatch(/.+/);
     expect(r.orderNumber).toBe(number);
     expect(r.productInfoList[0]!.quantity).toBe(2);
     expect(r.orderAmount).toMatch(/^\d+\.\d{2}$/);
-    await expectCode(c.orders.createOrderV3(sampleOrder(number, vid)), 1603003, E.SvcDuplicateOrderError);
-    await expectCode(c.orders.createOrderV3(sampleOrder(orderNo(), vid, { logisticName: "Teleport" })), 1605001, E.SvcLogisticsError);
     await expectCode(
-      c.orders.createOrderV3(sampleOrder(orderNo(), vid, { storeOrderTime: Math.floor(sim.clock.now() / 1000) + 3600 })),
+      c.orders.createOrderV3(sampleOrder(number, vid)),
+      1603003,
+      E.SvcDuplicateOrderError,
+    );
+    await expectCode(
+      c.orders.createOrderV3(sampleOrder(orderNo(), vid, { logisticName: "Teleport" })),
+      1605001,
+      E.SvcLogisticsError,
+    );
+    await expectCode(
+      c.orders.createOrderV3(
+        sampleOrder(orderNo(), vid, { storeOrderTime: Math.floor(sim.clock.now() / 1000) + 3600 }),
+      ),
       1600100,
       E.SvcParamError,
     );
-    expect(sim.orders({ accountId: fx.simAccountId }).filter((o) => o.orderNumber === number)).toHaveLength(1);
+    expect(
+      sim.orders({ accountId: fx.simAccountId }).filter((o) => o.orderNumber === number),
+    ).toHaveLength(1);
   });
 
   it("createOrderV3 store flow (orderFlow=2) with an unconnected shop variant", async () => {
     const r = await c.orders.createOrderV3(
       sampleOrder(orderNo("SF"), "shop-variant-1", {
         orderFlow: 2,
-        products: [{ vid: "shop-variant-1", storeProductId: "shop-product-1", storeLineItemId: "li-1", storeProductName: "Mug", quantity: 1, unitPrice: 5 }],
+        products: [
+          {
+            vid: "shop-variant-1",
+            storeProductId: "shop-product-1",
+            storeLineItemId: "li-1",
+            storeProductName: "Mug",
+            quantity: 1,
+            unitPrice: 5,
+          },
+        ],
       }),
     );
     expect(r.orderNumber).toMatch(/^SF-/);
@@ -305,7 +411,11 @@ describe("contract: orders, payment, logistics (Part 3)", () => {
   it("createOrderV2: success with payType 3; 1600100", async () => {
     const r = await c.orders.createOrderV2({ ...sampleOrder(orderNo("V2"), vid), payType: 3 });
     expect(r.orderId).toMatch(/.+/);
-    await expectCode(c.orders.createOrderV2({ ...sampleOrder(orderNo("V2"), vid), storeName: "not-my-store" }), 1600100, E.SvcParamError);
+    await expectCode(
+      c.orders.createOrderV2({ ...sampleOrder(orderNo("V2"), vid), storeName: "not-my-store" }),
+      1600100,
+      E.SvcParamError,
+    );
   });
 
   it("addCart, addCartConfirm, saveGenerateParentOrder, payBalanceV2: the paid chain; 1603001", async () => {
@@ -328,16 +438,32 @@ describe("contract: orders, payment, logistics (Part 3)", () => {
   });
 
   it("getBalance, payBalance, payBalanceV2: exact money; 1604000 when the balance is short", async () => {
-    const poor = await accountFixture(sim, { balance: "0.05", callsPerSecond: 50, queryCallsPerSecond: 50 });
+    const poor = await accountFixture(sim, {
+      balance: "0.05",
+      callsPerSecond: 50,
+      queryCallsPerSecond: 50,
+    });
     const before = await poor.client.payment.getBalance();
     expect(before.amount).toBe("0.05");
-    const o1 = await poor.client.orders.createOrderV3(sampleOrder(orderNo("P"), vid, { isSandbox: 0 }));
-    await expectCode(poor.client.payment.payBalance(o1.orderId!), 1604000, E.SvcInsufficientBalanceError);
+    const o1 = await poor.client.orders.createOrderV3(
+      sampleOrder(orderNo("P"), vid, { isSandbox: 0 }),
+    );
+    await expectCode(
+      poor.client.payment.payBalance(o1.orderId!),
+      1604000,
+      E.SvcInsufficientBalanceError,
+    );
     await poor.client.orders.addCart([o1.orderId!]);
     const confirm = await poor.client.orders.addCartConfirm([o1.orderId!]);
-    await expectCode(poor.client.payment.payBalanceV2(confirm.shipmentsId!), 1604000, E.SvcInsufficientBalanceError);
+    await expectCode(
+      poor.client.payment.payBalanceV2(confirm.shipmentsId!),
+      1604000,
+      E.SvcInsufficientBalanceError,
+    );
     sim.setBalance(poor.simAccountId, "1000.00");
-    const o2 = await poor.client.orders.createOrderV3(sampleOrder(orderNo("P"), vid, { isSandbox: 0 }));
+    const o2 = await poor.client.orders.createOrderV3(
+      sampleOrder(orderNo("P"), vid, { isSandbox: 0 }),
+    );
     await poor.client.payment.payBalance(o2.orderId!);
     const after = await poor.client.payment.getBalance();
     expect(after.amount).toBe(sim.getBalance(poor.simAccountId));
@@ -346,24 +472,52 @@ describe("contract: orders, payment, logistics (Part 3)", () => {
 
   it("updateLogistics: success before the cart; 8002 once paid; 803 for an unknown order", async () => {
     const o = await createSandboxOrder();
-    const r = await c.logistics.updateLogistics({ id: 9004, orderCode: o.orderId!, logisticsName: "USPS" });
+    const r = await c.logistics.updateLogistics({
+      id: 9004,
+      orderCode: o.orderId!,
+      logisticsName: "USPS",
+    });
     expect(r.interceptAbnormalReasons).toEqual([]);
     expect((await c.orders.findOrder(o.orderId!))!.logisticName).toBe("USPS");
     await payOrders([o.orderId!]);
-    await expectCode(c.logistics.updateLogistics({ id: 9001, orderCode: o.orderId!, logisticsName: "SvcPacket Ordinary" }), 8002, E.SvcOrderStateError);
-    await expectCode(c.logistics.updateLogistics({ id: 9001, orderCode: "SO-NOPE" }), 803, E.SvcNotFoundError);
+    await expectCode(
+      c.logistics.updateLogistics({
+        id: 9001,
+        orderCode: o.orderId!,
+        logisticsName: "SvcPacket Ordinary",
+      }),
+      8002,
+      E.SvcOrderStateError,
+    );
+    await expectCode(
+      c.logistics.updateLogistics({ id: 9001, orderCode: "SO-NOPE" }),
+      803,
+      E.SvcNotFoundError,
+    );
   });
 
   it("sandbox updateTrackNumber: success; 811, 819, 803", async () => {
     const o = await createSandboxOrder();
-    await expectCode(c.logistics.updateSandboxTrackNumber(o.orderId!, "TRK1"), 819, E.SvcOrderStateError);
+    await expectCode(
+      c.logistics.updateSandboxTrackNumber(o.orderId!, "TRK1"),
+      819,
+      E.SvcOrderStateError,
+    );
     await payOrders([o.orderId!]);
     expect(await c.logistics.updateSandboxTrackNumber(o.orderId!, "TRK1")).toBe(true);
     expect(await c.logistics.updateSandboxTrackNumber(o.orderId!, "TRK2")).toBe(true);
     expect((await c.orders.findOrder(o.orderId!))!.trackNumber).toBe("TRK2");
     const real = await c.orders.createOrderV3(sampleOrder(orderNo(), vid, { isSandbox: 0 }));
-    await expectCode(c.logistics.updateSandboxTrackNumber(real.orderId!, "TRK"), 811, E.SvcForbiddenError);
-    await expectCode(c.logistics.updateSandboxTrackNumber("SO-NOPE", "TRK"), 803, E.SvcNotFoundError);
+    await expectCode(
+      c.logistics.updateSandboxTrackNumber(real.orderId!, "TRK"),
+      811,
+      E.SvcForbiddenError,
+    );
+    await expectCode(
+      c.logistics.updateSandboxTrackNumber("SO-NOPE", "TRK"),
+      803,
+      E.SvcNotFoundError,
+    );
   });
 
   it("getOrderDetailBatch: by id and orderNumber, unknown ids skipped; 1600300 over 100 ids", async () => {
@@ -373,7 +527,9 @@ describe("contract: orders, payment, logistics (Part 3)", () => {
     expect(found[0]).toMatchObject({ orderId: o.orderId, orderNum: o.orderNumber, isSandbox: 1 });
     expect(found[0]!.createDate).toBeInstanceOf(Date);
     const many = Array.from({ length: 101 }, (_, i) => `X${i}`);
-    const e = await c.transport.call(ORDER_OPS.getOrderDetailBatch, { body: { orderIds: many } }, raw).catch((x: unknown) => x);
+    const e = await c.transport
+      .call(ORDER_OPS.getOrderDetailBatch, { body: { orderIds: many } }, raw)
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(E.SvcParamError);
     expect([1600300, 1600100]).toContain((e as E.SvcError).code);
     expect(await c.orders.getOrdersDetail([...many.slice(0, 60), o.orderId!], 20)).toHaveLength(1);
@@ -382,7 +538,9 @@ describe("contract: orders, payment, logistics (Part 3)", () => {
   it("getProofOfDelivery: empty until delivered, then addresses; unknown ids absent", async () => {
     const o = await createSandboxOrder();
     await payOrders([o.orderId!]);
-    expect(await c.orders.getProofOfDelivery([o.orderId!, "SO-NOPE"])).toEqual([{ orderId: o.orderId, proofOfDeliveryList: [] }]);
+    expect(await c.orders.getProofOfDelivery([o.orderId!, "SO-NOPE"])).toEqual([
+      { orderId: o.orderId, proofOfDeliveryList: [] },
+    ]);
     sim.ship(o.orderId!, { trackNumber: "TRK-POD" });
     sim.deliver(o.orderId!);
     const pod = await c.orders.getProofOfDelivery([o.orderId!]);
@@ -408,7 +566,9 @@ describe("contract: disputes (Part 3 §4.13)", () => {
     const products = await c.disputes.products(orderId);
     const line = products.productInfoList[0]!;
     expect(line.canChoose).toBe(true);
-    const info = await c.disputes.confirmInfo(orderId, [{ lineItemId: line.lineItemId!, quantity: 1, price: line.price! }]);
+    const info = await c.disputes.confirmInfo(orderId, [
+      { lineItemId: line.lineItemId!, quantity: 1, price: line.price! },
+    ]);
     expect(info.maxAmount).toMatch(/^\d+\.\d{2}$/);
     const reason = info.disputeReasonList[0]!.disputeReasonId!;
     const businessDisputeId = `B-${Date.now()}`;
@@ -435,25 +595,39 @@ describe("contract: disputes (Part 3 §4.13)", () => {
     expect(once.sent).toBe(true);
     expect(await c.disputes.cancel(orderId, disputeId)).toBe(true);
     // A cancelled dispute (700) accepts no message: 9063.
-    await expectCode(c.disputes.reply({ disputeId, messageText: "still there?" }), 9063, E.SvcDisputeStateError);
+    await expectCode(
+      c.disputes.reply({ disputeId, messageText: "still there?" }),
+      9063,
+      E.SvcDisputeStateError,
+    );
   });
 
   it("getDisputeMessages and reply: 1005 for an unknown dispute", async () => {
     await expectCode(c.disputes.messagesPage("D-NOPE"), 1005, E.SvcNotFoundError);
-    await expectCode(c.disputes.reply({ disputeId: "D-NOPE", messageText: "hello" }), 1005, E.SvcNotFoundError);
+    await expectCode(
+      c.disputes.reply({ disputeId: "D-NOPE", messageText: "hello" }),
+      1005,
+      E.SvcNotFoundError,
+    );
   });
 
   it("getDisputeList: windowed walk finds the dispute once", async () => {
     const { walkDisputes } = await import("../../app/svc/pagination");
     const now = sim.clock.now();
-    const all = await collect(walkDisputes(c.disputes, now - 200 * 24 * 3600_000, now + 60_000, { pageSize: 10 }));
+    const all = await collect(
+      walkDisputes(c.disputes, now - 200 * 24 * 3600_000, now + 60_000, { pageSize: 10 }),
+    );
     expect(all.filter((d) => d.id === disputeId)).toHaveLength(1);
   });
 
   it("uploadFile: a service-hosted address", async () => {
     const url = await c.disputes.uploadFile("https://files.example.com/photo.jpg");
     expect(url).toMatch(/^https?:/);
-    await expectCode(c.transport.call(DISPUTE_OPS.uploadFile, { body: {} }, raw), 1600100, E.SvcParamError);
+    await expectCode(
+      c.transport.call(DISPUTE_OPS.uploadFile, { body: {} }, raw),
+      1600100,
+      E.SvcParamError,
+    );
   });
 });
 

@@ -1,6 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { decryptSecret, encryptSecret, maskSecret, SecretDecryptionError } from "../../app/crypto.server";
+import {
+  decryptSecret,
+  encryptSecret,
+  maskSecret,
+  SecretDecryptionError,
+} from "../../app/crypto.server";
 
 describe("secrets at rest", () => {
   it("round-trips with a random IV and a versioned format", () => {

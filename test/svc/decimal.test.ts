@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   addMoney,
   compareMoney,
@@ -46,7 +46,9 @@ describe("exact decimal money", () => {
   });
 
   it("parses JSON without losing digits of long numbers or money", () => {
-    const v = parseJsonLossless('{"openId":1234567890123456789,"amount":12.50,"n":3,"x":0.1}') as Record<string, unknown>;
+    const v = parseJsonLossless(
+      '{"openId":1234567890123456789,"amount":12.50,"n":3,"x":0.1}',
+    ) as Record<string, unknown>;
     expect(v.openId).toBe("1234567890123456789");
     expect(v.amount).toBe("12.50");
     expect(v.n).toBe(3);

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { collect, paginate, iterateListV2, walkDisputes } from "../../app/svc/pagination";
 import type { Page } from "../../app/svc/schema-kit";
 import type { CatalogResource, ListV2Query } from "../../app/svc/catalog.server";
-import type { DisputeListQuery, DisputesResource, DisputeRecord } from "../../app/svc/disputes.server";
+import type {
+  DisputeListQuery,
+  DisputesResource,
+  DisputeRecord,
+} from "../../app/svc/disputes.server";
 
 describe("pagination helpers", () => {
   it("walks shape B by total and shape A by totalPages, stopping on short pages", async () => {
@@ -14,11 +18,15 @@ describe("pagination helpers", () => {
     };
     expect(await collect(paginate(byTotal, { pageSize: 10 }))).toEqual(data);
     expect(calls).toEqual([1, 2, 3]);
-    const byPages = (n: number, s: number) => Promise.resolve({ items: data.slice((n - 1) * s, n * s), totalPages: 3 });
+    const byPages = (n: number, s: number) =>
+      Promise.resolve({ items: data.slice((n - 1) * s, n * s), totalPages: 3 });
     expect(await collect(paginate(byPages, { pageSize: 10 }))).toHaveLength(23);
-    const bare = (n: number, s: number) => Promise.resolve({ items: data.slice((n - 1) * s, n * s) });
+    const bare = (n: number, s: number) =>
+      Promise.resolve({ items: data.slice((n - 1) * s, n * s) });
     expect(await collect(paginate(bare, { pageSize: 10 }))).toHaveLength(23);
-    expect(await collect(paginate(bare, { pageSize: 5, maxPage: 2 }))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await collect(paginate(bare, { pageSize: 5, maxPage: 2 }))).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
     expect(await collect(paginate(bare, { pageSize: 5, maxRecords: 7 }))).toHaveLength(7);
   });
 
@@ -29,7 +37,14 @@ describe("pagination helpers", () => {
         queries.push(q);
         // A service that claims far more than the cap.
         return {
-          items: [{ productList: Array.from({ length: q.size ?? 10 }, (_, i) => ({ id: `${q.page}-${i}` })), relatedCategoryList: [] }],
+          items: [
+            {
+              productList: Array.from({ length: q.size ?? 10 }, (_, i) => ({
+                id: `${q.page}-${i}`,
+              })),
+              relatedCategoryList: [],
+            },
+          ],
           total: 6000,
           totalPages: 100000,
         };
@@ -54,7 +69,9 @@ describe("pagination helpers", () => {
       list: async (q: DisputeListQuery) => {
         expect(q.endDate! - q.startDate!).toBeLessThanOrEqual(90 * DAY);
         windows.push([q.startDate!, q.endDate!]);
-        const hit = records.filter((r) => r.createDate!.getTime() > q.startDate! && r.createDate!.getTime() < q.endDate!);
+        const hit = records.filter(
+          (r) => r.createDate!.getTime() > q.startDate! && r.createDate!.getTime() < q.endDate!,
+        );
         const s = q.pageSize!;
         return { items: hit.slice((q.pageNum! - 1) * s, q.pageNum! * s), total: hit.length };
       },
@@ -62,6 +79,7 @@ describe("pagination helpers", () => {
     const out = await collect(walkDisputes(disputes, from, from + 250 * DAY, { pageSize: 2 }));
     expect(out.map((r) => r.id).sort()).toEqual(["d0", "d1", "d2", "d3", "d4", "d5", "d6"]);
     // Consecutive windows overlap.
-    for (let i = 1; i < windows.length; i++) expect(windows[i]![0]).toBeLessThan(windows[i - 1]![1]);
+    for (let i = 1; i < windows.length; i++)
+      expect(windows[i]![0]).toBeLessThan(windows[i - 1]![1]);
   });
 });

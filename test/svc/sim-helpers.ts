@@ -2,7 +2,11 @@
 import { Writable } from "node:stream";
 import pino from "pino";
 import { prisma } from "../../app/db.server";
-import { svcClientForAccount, type SvcClient, type SvcClientDeps } from "../../app/svc/client.server";
+import {
+  svcClientForAccount,
+  type SvcClient,
+  type SvcClientDeps,
+} from "../../app/svc/client.server";
 import type { Clock } from "../../app/svc/clock";
 import { saveApiKeyAccount } from "../../app/svc/tokens.server";
 import { startServiceSim, type ServiceSim } from "../sim/service/index";
@@ -12,7 +16,10 @@ export { prisma, startServiceSim };
 
 /** The client's clock follows the simulator's (real time plus the same movable offset). */
 export function simClock(sim: ServiceSim): Clock {
-  return { now: () => sim.clock.now(), sleep: (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms))) };
+  return {
+    now: () => sim.clock.now(),
+    sleep: (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms))),
+  };
 }
 
 export interface Fixture {
@@ -26,7 +33,12 @@ export interface Fixture {
 
 export async function accountFixture(
   sim: ServiceSim,
-  opts: { balance?: string; callsPerSecond?: number; queryCallsPerSecond?: number; deps?: Partial<SvcClientDeps> } = {},
+  opts: {
+    balance?: string;
+    callsPerSecond?: number;
+    queryCallsPerSecond?: number;
+    deps?: Partial<SvcClientDeps>;
+  } = {},
 ): Promise<Fixture> {
   const simAccount = sim.createAccount({
     balance: opts.balance ?? "1000.00",
@@ -71,7 +83,11 @@ export function captureLogger() {
   return { lines, logger: pino({ level: "trace" }, sink) };
 }
 
-export async function expectCode(p: Promise<unknown>, code: number, Cls?: abstract new (...a: never[]) => Error) {
+export async function expectCode(
+  p: Promise<unknown>,
+  code: number,
+  Cls?: abstract new (...a: never[]) => Error,
+) {
   const e = await p.then(
     () => undefined,
     (x: unknown) => x,
@@ -83,7 +99,11 @@ export async function expectCode(p: Promise<unknown>, code: number, Cls?: abstra
   return e;
 }
 
-export const sampleOrder = (orderNumber: string, vid: string, over: Record<string, unknown> = {}) => ({
+export const sampleOrder = (
+  orderNumber: string,
+  vid: string,
+  over: Record<string, unknown> = {},
+) => ({
   orderNumber,
   shippingCountryCode: "US",
   shippingCountry: "United States",

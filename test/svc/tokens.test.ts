@@ -35,7 +35,9 @@ describe("tokens per account", () => {
     expect(first.row.apiKeyEnc).not.toContain(fx.apiKey);
     expect(first.row.accessTokenEnc).not.toContain(first.access);
     // The stored expiry is the one the service returned (15 days in the simulator), not assumed.
-    expect(Math.abs(first.row.accessTokenExpiresAt!.getTime() - (sim.clock.now() + 15 * DAY))).toBeLessThan(10_000);
+    expect(
+      Math.abs(first.row.accessTokenExpiresAt!.getTime() - (sim.clock.now() + 15 * DAY)),
+    ).toBeLessThan(10_000);
     // Lost tokens (e.g. a restore) 6 minutes later: getAccessToken again returns the same token.
     await fx.client.tokens!.clearTokens();
     sim.clock.advance(6 * MIN);
@@ -64,14 +66,18 @@ describe("tokens per account", () => {
     await fx.client.payment.getBalance();
     expect(count("refreshAccessToken", fx.simAccountId)).toBe(1);
     const t1 = await stored(fx.accountId);
-    expect(t1.row.accessTokenExpiresAt!.getTime()).toBeGreaterThan(t0.row.accessTokenExpiresAt!.getTime());
+    expect(t1.row.accessTokenExpiresAt!.getTime()).toBeGreaterThan(
+      t0.row.accessTokenExpiresAt!.getTime(),
+    );
     // Past expiry: the next call refreshes (a new token after the 24-hour window) and succeeds.
     sim.clock.set(t1.row.accessTokenExpiresAt!.getTime() + MIN);
     const b = await fx.client.payment.getBalance();
     expect(b.amount).toBeDefined();
     expect(count("refreshAccessToken", fx.simAccountId)).toBe(2);
     expect(count("getAccessToken", fx.simAccountId)).toBe(1);
-    expect(sim.calls({ accountId: fx.simAccountId }).filter((c) => c.code === 1600001)).toHaveLength(0);
+    expect(
+      sim.calls({ accountId: fx.simAccountId }).filter((c) => c.code === 1600001),
+    ).toHaveLength(0);
   });
 
   it("falls back to getAccessToken when the refresh token has expired", async () => {
@@ -87,12 +93,28 @@ describe("tokens per account", () => {
   });
 
   it("logout invalidates: the old token is refused, and a new one comes only after 5 minutes", async () => {
-    const fx = await accountFixture(sim, { callsPerSecond: 10, deps: { tokens: { waitForOtherMs: 200 } } });
+    const fx = await accountFixture(sim, {
+      callsPerSecond: 10,
+      deps: { tokens: { waitForOtherMs: 200 } },
+    });
     await fx.client.payment.getBalance();
     const before = await stored(fx.accountId);
     await fx.client.logout();
     expect((await stored(fx.accountId)).access).toBeUndefined();
-    await expect(fx.client.transport.call({ name: "getBalance", method: "GET", path: "/shopping/pay/getBalance", auth: "token", bucket: "default", retry: "safe" }, { token: before.access }, (await import("zod")).z.unknown())).rejects.toBeInstanceOf(E.SvcAuthError);
+    await expect(
+      fx.client.transport.call(
+        {
+          name: "getBalance",
+          method: "GET",
+          path: "/shopping/pay/getBalance",
+          auth: "token",
+          bucket: "default",
+          retry: "safe",
+        },
+        { token: before.access },
+        (await import("zod")).z.unknown(),
+      ),
+    ).rejects.toBeInstanceOf(E.SvcAuthError);
     const e = await fx.client.payment.getBalance().catch((x: unknown) => x);
     expect(e).toBeInstanceOf(E.SvcTokenCooldownError);
     expect((e as E.SvcTokenCooldownError).retryAfterMs).toBeGreaterThan(0);
@@ -117,28 +139,42 @@ describe("tokens per account", () => {
   });
 
   it("three processes, concurrent first calls: one getAccessToken in all", async () => {
-    const fx = await accountFixture(sim, { callsPerSecond: 5, deps: { tokens: { waitForOtherMs: 3000 } } });
+    const fx = await accountFixture(sim, {
+      callsPerSecond: 5,
+      deps: { tokens: { waitForOtherMs: 3000 } },
+    });
     const clients = [fx.client, await fx.newClient(), await fx.newClient()];
-    const results = await Promise.all(clients.flatMap((c) => [c.payment.getBalance(), c.catalog.categories()]));
+    const results = await Promise.all(
+      clients.flatMap((c) => [c.payment.getBalance(), c.catalog.categories()]),
+    );
     expect(results).toHaveLength(6);
     expect(count("getAccessToken", fx.simAccountId)).toBe(1);
     // Tokens gone again (e.g. logout) within 5 minutes: still at most one request per 5 minutes.
     await fx.client.tokens!.clearTokens();
     const again = await Promise.allSettled(clients.map((c) => c.payment.getBalance()));
-    expect(again.every((r) => r.status === "rejected" && r.reason instanceof E.SvcTokenCooldownError)).toBe(true);
+    expect(
+      again.every((r) => r.status === "rejected" && r.reason instanceof E.SvcTokenCooldownError),
+    ).toBe(true);
     expect(count("getAccessToken", fx.simAccountId)).toBe(1);
     sim.clock.advance(5 * MIN + 1000);
     await Promise.all(clients.map((c) => c.payment.getBalance()));
     expect(count("getAccessToken", fx.simAccountId)).toBe(2);
-    expect(sim.calls({ op: "getAccessToken", accountId: fx.simAccountId }).every((c) => c.code === 200)).toBe(true);
+    expect(
+      sim.calls({ op: "getAccessToken", accountId: fx.simAccountId }).every((c) => c.code === 200),
+    ).toBe(true);
   }, 60_000);
 
   it("an affiliated account whose refresh token expired needs a new authorization", async () => {
     const fx = await accountFixture(sim, { callsPerSecond: 10 });
     await fx.client.payment.getBalance();
-    await prisma.svcAccount.update({ where: { id: fx.accountId }, data: { authMethod: "authorizationCode", apiKeyEnc: null } });
+    await prisma.svcAccount.update({
+      where: { id: fx.accountId },
+      data: { authMethod: "authorizationCode", apiKeyEnc: null },
+    });
     const t0 = await stored(fx.accountId);
     sim.clock.set(t0.row.refreshTokenExpiresAt!.getTime() + MIN);
-    await expect(fx.client.payment.getBalance()).rejects.toBeInstanceOf(E.SvcReauthorizationRequiredError);
+    await expect(fx.client.payment.getBalance()).rejects.toBeInstanceOf(
+      E.SvcReauthorizationRequiredError,
+    );
   });
 });

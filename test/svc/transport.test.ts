@@ -119,18 +119,22 @@ describe("transport: envelope and error mapping", () => {
     [4242, E.SvcError],
   ];
 
-  it.each(table)("maps code %i to its class with code, message, requestId, operation", async (code, Cls) => {
-    handler = (_q, _b, res) => json(res, code === 1600300 ? 400 : 200, env(code, null, `failure ${code}`));
-    const { client } = makeClient({ retry: { maxAttempts: 1 } });
-    const e = await client.payment.payBalance("o1").catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(Cls);
-    expect(e).toBeInstanceOf(E.SvcError);
-    const err = e as E.SvcError;
-    expect(err.code).toBe(code);
-    expect(err.requestId).toBe("req-123");
-    expect(err.operation).toBe("payBalance");
-    expect(err.message).toContain(`failure ${code}`);
-  });
+  it.each(table)(
+    "maps code %i to its class with code, message, requestId, operation",
+    async (code, Cls) => {
+      handler = (_q, _b, res) =>
+        json(res, code === 1600300 ? 400 : 200, env(code, null, `failure ${code}`));
+      const { client } = makeClient({ retry: { maxAttempts: 1 } });
+      const e = await client.payment.payBalance("o1").catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(Cls);
+      expect(e).toBeInstanceOf(E.SvcError);
+      const err = e as E.SvcError;
+      expect(err.code).toBe(code);
+      expect(err.requestId).toBe("req-123");
+      expect(err.operation).toBe("payBalance");
+      expect(err.message).toContain(`failure ${code}`);
+    },
+  );
 
   it("sends the token header, JSON body and the path under /api2.0/v1", async () => {
     handler = (_q, _b, res) => json(res, 200, env(200, { amount: "10.5" }));
@@ -142,13 +146,23 @@ describe("transport: envelope and error mapping", () => {
   });
 
   it("accepts code 0 for videos, `success` without `result`, and money/timestamps in either form", async () => {
-    handler = (_q, _b, res) => res.end(JSON.stringify({ code: 0, success: true, data: [{ id: "v1", duration: "1.5" }] }));
+    handler = (_q, _b, res) =>
+      res.end(JSON.stringify({ code: 0, success: true, data: [{ id: "v1", duration: "1.5" }] }));
     const { client } = makeClient();
     expect((await client.catalog.videos("p1"))[0]).toMatchObject({ id: "v1", duration: 1.5 });
     // Code 0 is not success for other operations.
     await expect(client.catalog.globalWarehouses()).rejects.toBeInstanceOf(E.SvcError);
-    handler = (_q, _b, res) => res.end(JSON.stringify({ code: 200, success: true, data: [{ areaId: 3, countryCode: "US", extra: 1 }] }));
-    expect(await client.catalog.globalWarehouses()).toEqual([expect.objectContaining({ areaId: 3, countryCode: "US", extra: 1 })]);
+    handler = (_q, _b, res) =>
+      res.end(
+        JSON.stringify({
+          code: 200,
+          success: true,
+          data: [{ areaId: 3, countryCode: "US", extra: 1 }],
+        }),
+      );
+    expect(await client.catalog.globalWarehouses()).toEqual([
+      expect.objectContaining({ areaId: 3, countryCode: "US", extra: 1 }),
+    ]);
     handler = (_q, _b, res) =>
       res.end(
         `{"code":200,"data":{"pageNum":1,"pageSize":10,"total":2,"list":[` +
@@ -162,8 +176,15 @@ describe("transport: envelope and error mapping", () => {
       ["2", "3.00", 1700000000002],
     ]);
     handler = (_q, _b, res) =>
-      res.end(`{"code":200,"data":{"pageNumber":2,"pageSize":1,"totalRecords":5,"totalPages":5,"content":[{"productId":"p"}]}}`);
-    expect(await client.inventory.querySpuPage()).toMatchObject({ pageNumber: 2, total: 5, totalPages: 5, items: [{ productId: "p" }] });
+      res.end(
+        `{"code":200,"data":{"pageNumber":2,"pageSize":1,"totalRecords":5,"totalPages":5,"content":[{"productId":"p"}]}}`,
+      );
+    expect(await client.inventory.querySpuPage()).toMatchObject({
+      pageNumber: 2,
+      total: 5,
+      totalPages: 5,
+      items: [{ productId: "p" }],
+    });
   });
 
   it("reports an unexpected shape without echoing values", async () => {
@@ -216,7 +237,9 @@ describe("transport: retries only where safe", () => {
     const e2 = (await client.payment.payBalanceV2("s1").catch((x: unknown) => x)) as E.SvcError;
     expect(e2).toBeInstanceOf(E.SvcBusyError);
     expect(e2.outcomeUnknown).toBe(true);
-    const e3 = (await client.disputes.reply({ disputeId: "d", messageText: "hi" }).catch((x: unknown) => x)) as E.SvcError;
+    const e3 = (await client.disputes
+      .reply({ disputeId: "d", messageText: "hi" })
+      .catch((x: unknown) => x)) as E.SvcError;
     expect(e3).toBeInstanceOf(E.SvcBusyError);
     expect(seen).toHaveLength(3);
   });
@@ -229,16 +252,27 @@ describe("transport: retries only where safe", () => {
     expect(e.outcomeUnknown).toBe(true);
     expect(seen).toHaveLength(1);
     seen.length = 0;
-    await expect(client.orders.getProofOfDelivery(["o1"])).rejects.toBeInstanceOf(E.SvcTimeoutError);
+    await expect(client.orders.getProofOfDelivery(["o1"])).rejects.toBeInstanceOf(
+      E.SvcTimeoutError,
+    );
     expect(seen).toHaveLength(2);
   });
 
   it("knows a refused connection never reached the server", async () => {
-    const c = svcClient({ baseUrl: "http://127.0.0.1:1", retry: { maxAttempts: 2, baseDelayMs: 1 }, tokens: { getToken: async () => "t", onTokenRejected: async () => {} } });
+    const c = svcClient({
+      baseUrl: "http://127.0.0.1:1",
+      retry: { maxAttempts: 2, baseDelayMs: 1 },
+      tokens: { getToken: async () => "t", onTokenRejected: async () => {} },
+    });
     const e = (await c.orders.createOrderV3(order).catch((x: unknown) => x)) as E.SvcError;
     expect(e).toBeInstanceOf(E.SvcNetworkError);
     expect(e.outcomeUnknown).toBe(false);
-    expect(c.transport.mayRetry({ name: "x", method: "POST", path: "/", auth: "token", bucket: "default", retry: "never" }, e)).toBe(true);
+    expect(
+      c.transport.mayRetry(
+        { name: "x", method: "POST", path: "/", auth: "token", bucket: "default", retry: "never" },
+        e,
+      ),
+    ).toBe(true);
   });
 
   it("hands a rejected token back and retries once with a new one", async () => {
@@ -253,11 +287,17 @@ describe("transport: retries only where safe", () => {
   });
 
   it("caps the jittered backoff", () => {
-    const { client } = makeClient({ retry: { baseDelayMs: 100, maxDelayMs: 1000 }, random: () => 1 });
+    const { client } = makeClient({
+      retry: { baseDelayMs: 100, maxDelayMs: 1000 },
+      random: () => 1,
+    });
     expect(client.transport.backoff(1)).toBe(100);
     expect(client.transport.backoff(3)).toBe(400);
     expect(client.transport.backoff(30)).toBe(1000);
-    const low = makeClient({ retry: { baseDelayMs: 100, maxDelayMs: 1000 }, random: () => 0 }).client;
+    const low = makeClient({
+      retry: { baseDelayMs: 100, maxDelayMs: 1000 },
+      random: () => 0,
+    }).client;
     expect(low.transport.backoff(30)).toBe(250);
   });
 
@@ -287,22 +327,40 @@ describe("transport: secrets", () => {
     const PLATFORM = "platform-SECRET-QWERTY";
     // The server echoes every secret it saw in its error message.
     handler = (req, body, res) =>
-      json(res, 200, env(1600100, null, `bad ${req.headers["svc-access-token"]} ${req.headers["platformtoken"]} ${body}`));
-    const { client } = makeClient({ logger, platformToken: PLATFORM, retry: { maxAttempts: 2, baseDelayMs: 1 } });
+      json(
+        res,
+        200,
+        env(
+          1600100,
+          null,
+          `bad ${req.headers["svc-access-token"]} ${req.headers["platformtoken"]} ${body}`,
+        ),
+      );
+    const { client } = makeClient({
+      logger,
+      platformToken: PLATFORM,
+      retry: { maxAttempts: 2, baseDelayMs: 1 },
+    });
     const errors: unknown[] = [];
     errors.push(await client.auth.getAccessToken(API_KEY).catch((x: unknown) => x));
     errors.push(await client.auth.exchangeAccessToken(CODE).catch((x: unknown) => x));
     errors.push(await client.orders.createOrderV3(order).catch((x: unknown) => x));
-    errors.push(await client.auth.refreshAccessToken("refresh-SECRET-1234").catch((x: unknown) => x));
+    errors.push(
+      await client.auth.refreshAccessToken("refresh-SECRET-1234").catch((x: unknown) => x),
+    );
     handler = (_q, _b, res) => json(res, 503, {});
     errors.push(await client.catalog.categories().catch((x: unknown) => x));
     expect(errors.every((e) => e instanceof E.SvcError)).toBe(true);
     expect(lines.length).toBeGreaterThan(3);
     const everything = [
       ...lines,
-      ...errors.map((e) => `${(e as Error).message} ${(e as Error).stack} ${JSON.stringify(e)} ${inspect(e, { depth: 5 })}`),
+      ...errors.map(
+        (e) =>
+          `${(e as Error).message} ${(e as Error).stack} ${JSON.stringify(e)} ${inspect(e, { depth: 5 })}`,
+      ),
     ].join("\n");
     expect(everything).toContain("[redacted]");
-    for (const s of [TOKEN, API_KEY, CODE, PLATFORM, "refresh-SECRET-1234"]) expect(everything).not.toContain(s);
+    for (const s of [TOKEN, API_KEY, CODE, PLATFORM, "refresh-SECRET-1234"])
+      expect(everything).not.toContain(s);
   });
 });
