@@ -15,6 +15,8 @@ import { type Clock, systemClock } from "./clock";
 import {
   SvcAuthError,
   SvcError,
+  SvcNetworkError,
+  SvcValidationError,
   SvcReauthorizationRequiredError,
   SvcTokenCooldownError,
 } from "./errors";
@@ -85,7 +87,9 @@ export class TokenManager implements TokenProvider {
         const rec = await this.auth.refreshAccessToken(refreshToken);
         return await this.store(rec);
       } catch (error) {
-        if (!(error instanceof SvcAuthError)) {
+        // A refresh token the contract's request check refuses (longer than 80 characters) is
+        // as unusable as one the service refuses.
+        if (!(error instanceof SvcAuthError || error instanceof SvcValidationError)) {
           // Transient failure: an access token still inside its life is better than nothing.
           const still = this.usable(row, 0);
           if (still) return still;
@@ -126,7 +130,19 @@ export class TokenManager implements TokenProvider {
     if (claimed.count === 1) {
       const apiKey = decryptSecret(row.apiKeyEnc!);
       this.remember(apiKey);
-      const rec = await this.auth.getAccessToken(apiKey);
+      let rec: TokenRecord;
+      try {
+        rec = await this.auth.getAccessToken(apiKey);
+      } catch (error) {
+        // Provably never sent (connection refused): give the slot back.
+        if (error instanceof SvcNetworkError && !error.outcomeUnknown) {
+          await this.prisma.svcAccount.updateMany({
+            where: { id: this.accountId, lastTokenRequestAt: new Date(now) },
+            data: { lastTokenRequestAt: row.lastTokenRequestAt },
+          });
+        }
+        throw error;
+      }
       return this.store(rec, true);
     }
     // Another process holds the slot: wait (in real time) for its token to land, as long as its

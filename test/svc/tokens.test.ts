@@ -177,4 +177,21 @@ describe("tokens per account", () => {
       E.SvcReauthorizationRequiredError,
     );
   });
+
+  it("gives the 5-minute slot back when getAccessToken provably never left", async () => {
+    const fx = await accountFixture(sim, {
+      callsPerSecond: 10,
+      deps: { retry: { maxAttempts: 1 } },
+    });
+    await prisma.svcAccount.update({
+      where: { id: fx.accountId },
+      data: { baseUrl: "http://127.0.0.1:1" },
+    });
+    const offline = await fx.newClient();
+    await expect(offline.payment.getBalance()).rejects.toBeInstanceOf(E.SvcNetworkError);
+    expect((await stored(fx.accountId)).row.lastTokenRequestAt).toBeNull();
+    await prisma.svcAccount.update({ where: { id: fx.accountId }, data: { baseUrl: sim.url } });
+    await (await fx.newClient()).payment.getBalance();
+    expect(count("getAccessToken", fx.simAccountId)).toBe(1);
+  });
 });
