@@ -2,9 +2,9 @@
  * Webhook intake: every event is stored, with its job, in one transaction, before it is
  * acknowledged. A redelivery (same event key) stores nothing and enqueues nothing.
  */
-import type { Prisma } from "@prisma/client";
+import type { Prisma, PrismaClient } from "@prisma/client";
 import { prisma } from "../db.server";
-import { type Db, enqueue } from "../jobs/queue.server";
+import type { Db } from "../jobs/queue.server";
 
 export type EventSource = "shopify" | "svc";
 
@@ -25,34 +25,53 @@ export function jobKindFor(source: EventSource, topic: string): string {
 }
 
 /**
- * Stores the event and enqueues its job atomically; `inline` runs in the same transaction
- * for the little work that must be visible at once (the uninstall mark).
+ * Stores the event and enqueues its job atomically, in one statement (one round trip: this is
+ * the hot path of every acknowledgement). `inline` work, when given, runs in a transaction
+ * with them (the uninstall mark, which must be visible at once).
  * Returns `duplicate: true` when the event was already received.
  */
 export async function recordEvent(
   event: IncomingEvent,
   inline?: (tx: Db) => Promise<unknown>,
-  db = prisma,
+  db: PrismaClient = prisma,
 ): Promise<{ duplicate: boolean; eventId?: bigint }> {
-  return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ id: bigint }[]>`
-      INSERT INTO "WebhookEvent" ("source", "shopDomain", "topic", "eventKey", "webhookId",
-                                  "triggeredAt", "payload")
-      VALUES (${event.source}, ${event.shopDomain}, ${event.topic}, ${event.eventKey},
-              ${event.webhookId ?? null}, ${event.triggeredAt ?? null},
-              ${JSON.stringify(event.payload)}::jsonb)
-      ON CONFLICT ("source", "eventKey") DO NOTHING
-      RETURNING "id"`;
-    const stored = rows[0];
-    if (!stored) return { duplicate: true };
-    const job = await enqueue(tx, {
-      kind: jobKindFor(event.source, event.topic),
-      payload: { eventId: String(stored.id) },
-      idempotencyKey: `${event.source}:${event.eventKey}`,
-      shopDomain: event.shopDomain,
+  if (inline) {
+    return db.$transaction(async (tx) => {
+      const stored = await insertEventWithJob(tx, event);
+      if (!stored.duplicate) await inline(tx);
+      return stored;
     });
-    await tx.webhookEvent.update({ where: { id: stored.id }, data: { jobId: job.id } });
-    if (inline) await inline(tx);
-    return { duplicate: false, eventId: stored.id };
-  });
+  }
+  return insertEventWithJob(db, event);
+}
+
+/**
+ * The job's id is drawn first so that the event row can point at it; a duplicate event wastes
+ * one sequence number and inserts nothing (the job insert reads from the event insert).
+ */
+async function insertEventWithJob(db: Db, event: IncomingEvent) {
+  const kind = jobKindFor(event.source, event.topic);
+  const rows = await db.$queryRaw<{ id: bigint }[]>`
+    WITH next_job AS (
+      SELECT nextval(pg_get_serial_sequence('"Job"', 'id')) AS id
+    ), ev AS (
+      INSERT INTO "WebhookEvent" ("source", "shopDomain", "topic", "eventKey", "webhookId",
+                                  "triggeredAt", "payload", "jobId")
+      SELECT ${event.source}, ${event.shopDomain}, ${event.topic}, ${event.eventKey},
+             ${event.webhookId ?? null}, ${event.triggeredAt ?? null},
+             ${JSON.stringify(event.payload)}::jsonb, next_job.id
+      FROM next_job
+      ON CONFLICT ("source", "eventKey") DO NOTHING
+      RETURNING "id", "jobId"
+    ), job AS (
+      INSERT INTO "Job" ("id", "kind", "payload", "idempotencyKey", "shopDomain", "updatedAt")
+      SELECT ev."jobId", ${kind}, jsonb_build_object('eventId', ev."id"::text),
+             ${`${event.source}:${event.eventKey}`}, ${event.shopDomain}, now()
+      FROM ev
+      ON CONFLICT ("idempotencyKey") DO NOTHING
+      RETURNING "id"
+    )
+    SELECT ev."id" FROM ev, job`;
+  const stored = rows[0];
+  return stored ? { duplicate: false, eventId: stored.id } : { duplicate: true };
 }
