@@ -136,9 +136,10 @@ export class Worker {
       new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref()),
     ]);
     if (timedOut) {
+      // Release first, then abort: the aborted handlers' failures then find nothing to record.
       const ids = [...this.active.keys()];
-      for (const a of this.active.values()) a.controller.abort();
       const n = await release(this.prisma, ids, this.id);
+      for (const a of this.active.values()) a.controller.abort();
       this.log("warn", "released unfinished jobs at shutdown", { released: n });
     }
   }

@@ -189,6 +189,7 @@ describe("fulfilments", () => {
       { number: "YT123", url: "https://track.example.com/YT123", company: "YunExpress" },
     ]);
     const sent = calls("CreateFulfillment").at(-1)!.variables as {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- GraphQL values are untyped JSON
       fulfillment: Record<string, any>;
     };
     expect(sent.fulfillment.notifyCustomer).toBe(true);

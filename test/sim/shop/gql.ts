@@ -258,6 +258,7 @@ export function parse(src: string, operationName?: string): Operation {
 
 // --- schema, validation, execution --------------------------------------------------------------
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- GraphQL values are untyped JSON
 export type Resolver<Ctx> = (parent: any, args: Record<string, any>, ctx: Ctx) => unknown;
 
 export interface FieldDef<Ctx> {

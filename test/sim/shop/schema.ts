@@ -43,6 +43,7 @@ const idOfCursor = (cursor: string): number => {
 };
 
 /** Pages a list of records by id like Shopify's connections (first/after, last/before). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- GraphQL values are untyped JSON
 function paginate<T extends { id: number }>(items: T[], args: Record<string, any>) {
   const { first, last, after, before } = args as {
     first?: number | null;

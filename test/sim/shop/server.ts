@@ -629,6 +629,7 @@ export async function startShopSim(
     const method = req.method ?? "GET";
     const json = async () => {
       const raw = await readBody(req);
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- GraphQL values are untyped JSON
       return (raw ? JSON.parse(raw) : {}) as Record<string, any>;
     };
     const [a, domain, b, id, c] = parts;
