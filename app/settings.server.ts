@@ -1,0 +1,91 @@
+/**
+ * A shop's settings, kept as JSON on the Shop row and parsed with zod everywhere they are read
+ * (the pipeline) or written (the settings form). Unknown keys are dropped; missing keys take
+ * their defaults, so old rows keep working as settings are added.
+ */
+import { z } from "zod";
+import type { Db } from "./jobs/queue.server";
+
+export const settingsSchema = z.object({
+  /** Which shop webhook places the order at the service. */
+  trigger: z.enum(["orders/create", "orders/paid"]).default("orders/paid"),
+  /** Lines without a catalog connection: hold the order, or send it (the service keeps it invalid). */
+  unconnectedLines: z.enum(["hold", "send"]).default("hold"),
+  /** Minutes to wait after the trigger before placing (time to edit or cancel). */
+  reviewWindowMinutes: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 60)
+    .default(0),
+  /** Hold orders whose Shopify risk recommendation is CANCEL or INVESTIGATE. */
+  holdRiskyOrders: z.coerce.boolean().default(true),
+  /** Stop placing new orders (existing ones go on). */
+  paused: z.coerce.boolean().default(false),
+  /** Orders go with isSandbox=1: nothing is charged. */
+  sandbox: z.coerce.boolean().default(false),
+  /** Pay automatically from the balance. */
+  autoPay: z.coerce.boolean().default(true),
+  payBatchSize: z.coerce.number().int().min(1).max(100).default(50),
+  payBatchWindowSeconds: z.coerce.number().int().min(0).max(3600).default(60),
+  /** createOrderV3 logistics: the service's logistics name, the origin, the warehouse mode. */
+  logisticName: z.string().trim().max(50).default(""),
+  fromCountryCode: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{2}$/, "a two-letter country code")
+    .default("CN"),
+  /** 1 platform logistics from storageId, 2 merchant logistics, 3 service-assigned warehouse. */
+  shopLogisticsType: z.coerce.number().int().min(1).max(3).default(2),
+  storageId: z.string().trim().max(40).default(""),
+  /** 1 no IOSS, 2 own IOSS, 3 the service's IOSS. */
+  iossType: z.coerce.number().int().min(1).max(3).default(1),
+  iossNumber: z.string().trim().max(10).default(""),
+  /** Shopify emails the customer when tracking is written. */
+  notifyCustomer: z.coerce.boolean().default(true),
+});
+
+export type ShopSettings = z.infer<typeof settingsSchema>;
+
+export const DEFAULT_SETTINGS: ShopSettings = settingsSchema.parse({});
+
+/** A stored settings value, tolerant of old or partial JSON (falls back to defaults per key). */
+export function parseSettings(raw: unknown): ShopSettings {
+  const obj = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(settingsSchema.shape) as (keyof ShopSettings)[]) {
+    const one = settingsSchema.shape[key].safeParse(obj[key]);
+    out[key] = one.success ? one.data : DEFAULT_SETTINGS[key];
+  }
+  return out as ShopSettings;
+}
+
+export async function getSettings(db: Db, shopDomain: string): Promise<ShopSettings> {
+  const shop = await db.shop.findUnique({
+    where: { domain: shopDomain },
+    select: { settings: true },
+  });
+  return parseSettings(shop?.settings);
+}
+
+/** Validates a partial update; on success stores the merged settings and returns them. */
+export async function updateSettings(
+  db: Db,
+  shopDomain: string,
+  patch: Record<string, unknown>,
+): Promise<{ ok: true; settings: ShopSettings } | { ok: false; errors: Record<string, string> }> {
+  const current = await getSettings(db, shopDomain);
+  const parsed = settingsSchema.safeParse({ ...current, ...patch });
+  if (!parsed.success) {
+    const errors: Record<string, string> = {};
+    for (const issue of parsed.error.issues) errors[String(issue.path[0])] ??= issue.message;
+    return { ok: false, errors };
+  }
+  await db.shop.upsert({
+    where: { domain: shopDomain },
+    create: { domain: shopDomain, settings: parsed.data },
+    update: { settings: parsed.data },
+  });
+  return { ok: true, settings: parsed.data };
+}
