@@ -6,6 +6,11 @@
 import { z } from "zod";
 import type { Db } from "./jobs/queue.server";
 
+/** A boolean from JSON or a form ("true"/"false", "on"/"off", "1"/"0"); not z.coerce ("false" → true). */
+const bool = z
+  .union([z.boolean(), z.enum(["true", "false", "on", "off", "1", "0"])])
+  .transform((v) => v === true || v === "true" || v === "on" || v === "1");
+
 export const settingsSchema = z.object({
   /** Which shop webhook places the order at the service. */
   trigger: z.enum(["orders/create", "orders/paid"]).default("orders/paid"),
@@ -19,13 +24,13 @@ export const settingsSchema = z.object({
     .max(7 * 24 * 60)
     .default(0),
   /** Hold orders whose Shopify risk recommendation is CANCEL or INVESTIGATE. */
-  holdRiskyOrders: z.coerce.boolean().default(true),
+  holdRiskyOrders: bool.default(true),
   /** Stop placing new orders (existing ones go on). */
-  paused: z.coerce.boolean().default(false),
+  paused: bool.default(false),
   /** Orders go with isSandbox=1: nothing is charged. */
-  sandbox: z.coerce.boolean().default(false),
+  sandbox: bool.default(false),
   /** Pay automatically from the balance. */
-  autoPay: z.coerce.boolean().default(true),
+  autoPay: bool.default(true),
   payBatchSize: z.coerce.number().int().min(1).max(100).default(50),
   payBatchWindowSeconds: z.coerce.number().int().min(0).max(3600).default(60),
   /** createOrderV3 logistics: the service's logistics name, the origin, the warehouse mode. */
@@ -43,7 +48,7 @@ export const settingsSchema = z.object({
   iossType: z.coerce.number().int().min(1).max(3).default(1),
   iossNumber: z.string().trim().max(10).default(""),
   /** Shopify emails the customer when tracking is written. */
-  notifyCustomer: z.coerce.boolean().default(true),
+  notifyCustomer: bool.default(true),
 });
 
 export type ShopSettings = z.infer<typeof settingsSchema>;
