@@ -42,6 +42,13 @@ const base = z.object({
     )
     .optional(),
   SANDBOX: flag,
+  /** The fulfilment service's base URL (paths /api2.0/v1/… are appended). Needed to connect. */
+  SVC_BASE_URL: z.url().optional(),
+  /**
+   * The app operator's own (independent merchant) API key at the service: it enables the
+   * "Connect" button of the authorization-code flow for affiliated merchants. Optional.
+   */
+  SVC_PARTNER_API_KEY: z.string().min(1).max(200).optional(),
   /** Run the job worker inside the web process (default: yes on the embedded database). */
   WORKER_IN_PROCESS: z.enum(["0", "1", "true", "false"]).optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

@@ -107,7 +107,8 @@ export class TokenManager implements TokenProvider {
     }
     const still = this.usable(row, 0);
     if (still) return still;
-    if (row.authMethod === "apiKey" && row.apiKeyEnc) return this.obtainWithApiKey(row);
+    // Any account with an API key (a shop's, or the operator's partner account) can get tokens.
+    if (row.apiKeyEnc) return this.obtainWithApiKey(row);
     throw new SvcReauthorizationRequiredError({
       operation: "token",
       message: "the authorization has expired; the merchant must authorize again",

@@ -2,8 +2,6 @@
  * Webhooks from the shop simulator reach the app's own routes (behind a tiny node:http server)
  * and pass `authenticate.webhook`: a real HMAC is accepted, a forged one is refused.
  */
-import { type IncomingMessage, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
@@ -11,7 +9,7 @@ import { action as uninstalled } from "../../app/routes/webhooks.app.uninstalled
 import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
 import { action as productsUpdate } from "../../app/routes/webhooks.products.update";
 import { recordInstall } from "../../app/shops.server";
-import { callRoute } from "../helpers/remix";
+import { serveRoutes } from "../helpers/app-server";
 import { type ShopSim, startShopSim } from "../sim/shop/server";
 
 const SHOP = "hooks-test.myshopify.com";
@@ -22,42 +20,17 @@ const routes: Record<string, (args: ActionFunctionArgs) => unknown> = {
 };
 
 let sim: ShopSim;
-let app: ReturnType<typeof createServer>;
-
-async function toRequest(req: IncomingMessage, base: string): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-  return new Request(new URL(req.url ?? "/", base), {
-    method: req.method,
-    headers,
-    body: Buffer.concat(chunks),
-  });
-}
+let app: Awaited<ReturnType<typeof serveRoutes>>;
 
 beforeAll(async () => {
-  app = createServer((req, res) => {
-    const route = routes[(req.url ?? "").split("?")[0]!];
-    if (!route) {
-      res.writeHead(404).end();
-      return;
-    }
-    void (async () => {
-      const response = await callRoute(route, await toRequest(req, "https://app.test"));
-      res.writeHead(response.status).end(await response.text());
-    })().catch(() => res.writeHead(500).end());
-  });
-  await new Promise<void>((r) => app.listen(0, "127.0.0.1", r));
-  const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-  sim = await startShopSim({ appUrl, apiSecret: "test-api-secret" });
+  app = await serveRoutes(routes);
+  sim = await startShopSim({ appUrl: app.url, apiSecret: "test-api-secret" });
   sim.addShop(SHOP);
 });
 
 afterAll(async () => {
   await sim.close();
-  app.closeAllConnections();
-  await new Promise((r) => app.close(r));
+  await app.close();
 });
 
 const events = (topic: string) =>
