@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prisma } from "../../app/db.server";
+import { saveApiKeyAccount } from "../../app/svc/index.server";
+import { exited, spawnTs, waitForLine } from "../helpers/child";
+import { startServiceSim, type ServiceSim } from "../sim/service/index";
+
+let sim: ServiceSim;
+beforeAll(async () => {
+  sim = await startServiceSim({ catalogSize: 10 });
+});
+afterAll(() => sim.close());
+
+// Three processes need three database connections at least: the embedded PGlite serves one
+// process (two connections at most), so this runs on PostgreSQL (CI sets TEST_DATABASE_URL).
+describe.skipIf(!process.env.TEST_DATABASE_URL)("three processes sharing one account", () => {
+  it("make one getAccessToken between them, stay inside the limits, and finish", async () => {
+    const simAccount = sim.createAccount({ balance: "100.00" });
+    const row = await saveApiKeyAccount(prisma, { baseUrl: sim.url, apiKey: simAccount.apiKey });
+    const startAt = Date.now() + 3000;
+    const children = [1, 2, 3].map((i) =>
+      spawnTs("test/svc/fixtures/svc-child.ts", {
+        DATABASE_URL: process.env.DATABASE_URL!,
+        DATABASE_POOL_MAX: "2",
+        SVC_ACCOUNT_ID: row.id,
+        START_AT: String(startAt),
+        CHILD_TAG: String(i),
+      }),
+    );
+    await Promise.all(children.map((c) => waitForLine(c, /^done$/, 90_000)));
+    expect(await Promise.all(children.map(exited))).toEqual([0, 0, 0]);
+
+    const calls = sim.calls({ accountId: simAccount.accountId });
+    expect(calls.filter((c) => c.op === "getAccessToken")).toHaveLength(1);
+    expect(calls.filter((c) => c.code === 1600200)).toHaveLength(0);
+    expect(calls.filter((c) => c.op === "getOrderDetailBatch")).toHaveLength(9);
+    // No one-second window holds more calls than the account allows (the sim counts too).
+    const queries = calls.filter(
+      (c) => c.op === "getOrderDetailBatch" || c.op === "getProofOfDelivery",
+    );
+    for (const c of queries) {
+      const inWindow = queries.filter((d) => d.at >= c.at && d.at < c.at + 1000).length;
+      expect(inWindow).toBeLessThanOrEqual(2);
+    }
+  }, 120_000);
+});
