@@ -49,6 +49,11 @@ const base = z.object({
    * "Connect" button of the authorization-code flow for affiliated merchants. Optional.
    */
   SVC_PARTNER_API_KEY: z.string().min(1).max(200).optional(),
+  /**
+   * Sandbox only (SANDBOX=1): the shop simulator's address, for the "Place a test customer
+   * order" button. The service simulator's admin API is found at SVC_BASE_URL.
+   */
+  SANDBOX_SHOP_SIM_URL: z.url().optional(),
   /** Run the job worker inside the web process (default: yes on the embedded database). */
   WORKER_IN_PROCESS: z.enum(["0", "1", "true", "false"]).optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

@@ -1,11 +1,11 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { BlockStack, Card, Layout, Page, Text } from "@shopify/polaris";
-import { authenticate } from "../shopify.server";
+import { requireAdmin } from "../admin/context.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
-  const { session } = await authenticate.admin(request);
-  return { shop: session.shop };
+  const { shop } = await requireAdmin(request);
+  return { shop };
 };
 
 export default function Dashboard() {

@@ -4,25 +4,37 @@ import { NavMenu } from "@shopify/app-bridge-react";
 import polarisStyles from "@shopify/polaris/build/esm/styles.css";
 import { boundary } from "@shopify/shopify-app-remix/server";
 import { AppProvider } from "@shopify/shopify-app-remix/react";
+import { requireAdmin } from "../admin/context.server";
+import { NAV_LINKS, SandboxNav } from "../components/SandboxNav";
 import { config } from "../config.server";
-import { authenticate } from "../shopify.server";
 
 export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
-  await authenticate.admin(request);
+  const { shop, sandbox } = await requireAdmin(request);
   // The API key is public (it is the app's client id); the secret never leaves the server.
-  return { apiKey: config.SHOPIFY_API_KEY };
+  return { apiKey: config.SHOPIFY_API_KEY, sandbox, shop };
 };
 
 export default function App() {
-  const { apiKey } = useLoaderData<typeof loader>();
+  const { apiKey, sandbox, shop } = useLoaderData<typeof loader>();
+  if (sandbox) {
+    // A plain browser: no App Bridge (it only runs inside Shopify's admin), our own navigation.
+    return (
+      <AppProvider isEmbeddedApp={false} apiKey={apiKey}>
+        <SandboxNav shop={shop} />
+        <Outlet />
+      </AppProvider>
+    );
+  }
   return (
     <AppProvider isEmbeddedApp apiKey={apiKey}>
       <NavMenu>
-        <Link to="/app" rel="home">
-          Dashboard
-        </Link>
+        {NAV_LINKS.map((l) => (
+          <Link key={l.to} to={l.to} rel={l.to === "/app" ? "home" : undefined}>
+            {l.label}
+          </Link>
+        ))}
       </NavMenu>
       <Outlet />
     </AppProvider>

@@ -1,0 +1,21 @@
+/** Form posts parsed with zod, errors keyed by field (the first message of each field). */
+import type { z } from "zod";
+
+export type FieldErrors = Record<string, string>;
+
+export type FormResult<T> = { ok: true; data: T } | { ok: false; errors: FieldErrors };
+
+export function formObject(form: FormData): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of form.entries()) if (typeof v === "string") out[k] = v;
+  return out;
+}
+
+export function parseForm<S extends z.ZodType>(schema: S, form: FormData): FormResult<z.output<S>> {
+  const parsed = schema.safeParse(formObject(form));
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const errors: FieldErrors = {};
+  for (const issue of parsed.error.issues)
+    errors[String(issue.path[0] ?? "form")] ??= issue.message;
+  return { ok: false, errors };
+}

@@ -1,0 +1,40 @@
+import { useLocation } from "@remix-run/react";
+import { Badge, Box, Button, ButtonGroup, InlineStack, Text } from "@shopify/polaris";
+
+export const NAV_LINKS = [
+  { to: "/app", label: "Dashboard" },
+  { to: "/app/orders", label: "Orders" },
+  { to: "/app/products", label: "Products" },
+  { to: "/app/settings", label: "Settings" },
+] as const;
+
+/** The sandbox's navigation bar (inside Shopify's admin, App Bridge's NavMenu does this). */
+export function SandboxNav({ shop }: { shop: string }) {
+  const { pathname } = useLocation();
+  const current = (to: string) =>
+    to === "/app" ? pathname === "/app" || pathname === "/app/" : pathname.startsWith(to);
+  return (
+    <Box background="bg-surface" padding="300" borderBlockEndWidth="025" borderColor="border">
+      <InlineStack align="space-between" blockAlign="center" gap="300">
+        <InlineStack gap="300" blockAlign="center">
+          <Text as="span" variant="headingMd">
+            Dropship Autopilot
+          </Text>
+          <Badge tone="attention">Sandbox</Badge>
+        </InlineStack>
+        <nav aria-label="App">
+          <ButtonGroup variant="segmented">
+            {NAV_LINKS.map((l) => (
+              <Button key={l.to} url={l.to} pressed={current(l.to)}>
+                {l.label}
+              </Button>
+            ))}
+          </ButtonGroup>
+        </nav>
+        <Text as="span" tone="subdued">
+          {shop}
+        </Text>
+      </InlineStack>
+    </Box>
+  );
+}

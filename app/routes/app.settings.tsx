@@ -1,0 +1,374 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import {
+  Badge,
+  BlockStack,
+  Button,
+  Card,
+  Checkbox,
+  FormLayout,
+  InlineStack,
+  Layout,
+  Page,
+  Select,
+  Text,
+  TextField,
+} from "@shopify/polaris";
+import { useEffect, useState } from "react";
+import { requireAdmin } from "../admin/context.server";
+import { settingsAction, settingsPageData } from "../admin/settings-page.server";
+import { type ActionData, FormStatus, fieldError } from "../components/FormStatus";
+import { formatDateTime } from "../components/format";
+import { prisma } from "../db.server";
+
+export const loader = async ({ request }: LoaderFunctionArgs) => {
+  const { shop } = await requireAdmin(request);
+  return settingsPageData(prisma, shop);
+};
+
+export const action = async ({ request }: ActionFunctionArgs) => {
+  const { shop, sandbox } = await requireAdmin(request);
+  return settingsAction(prisma, shop, await request.formData(), { sandbox });
+};
+
+type Data = ReturnType<typeof useLoaderData<typeof loader>>;
+
+export default function Settings() {
+  const data = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>() as ActionData & { redirectTo?: string };
+  useEffect(() => {
+    // The service's authorization page lives outside the admin: open it at the top level.
+    if (result?.ok && result.redirectTo) window.open(result.redirectTo, "_top");
+  }, [result]);
+  return (
+    <Page title="Settings">
+      <Layout>
+        <Layout.AnnotatedSection
+          title="Service account"
+          description="Connect the fulfilment service account that places and pays your orders."
+        >
+          <ConnectionCard data={data} result={result} />
+        </Layout.AnnotatedSection>
+        <Layout.AnnotatedSection
+          title="Webhooks"
+          description="The service tells the app about orders and tracking through webhooks."
+        >
+          <WebhookCard data={data} result={result} />
+        </Layout.AnnotatedSection>
+        <Layout.AnnotatedSection
+          title="Orders and payment"
+          description="When orders are placed, what is held, and how they are paid."
+        >
+          <SettingsForm data={data} result={result} />
+        </Layout.AnnotatedSection>
+      </Layout>
+    </Page>
+  );
+}
+
+function Intent({ value }: { value: string }) {
+  return <input type="hidden" name="intent" value={value} />;
+}
+
+function ConnectionCard({ data, result }: { data: Data; result: ActionData }) {
+  const { account, balance, settings } = data;
+  const [apiKey, setApiKey] = useState("");
+  const busy = useNavigation().state !== "idle";
+  useEffect(() => {
+    if (result?.ok && result.intent === "connect-key") setApiKey("");
+  }, [result]);
+  return (
+    <Card>
+      <BlockStack gap="400">
+        <FormStatus data={result} intent="connect-key" />
+        <FormStatus data={result} intent="connect-oauth" />
+        <FormStatus data={result} intent="disconnect" />
+        <FormStatus data={result} intent="set-sandbox" />
+        {account.connected ? (
+          <BlockStack gap="300">
+            <InlineStack gap="200" blockAlign="center">
+              <Badge tone="success">Connected</Badge>
+              <Text as="span">
+                {account.authMethod === "apiKey" ? "with an API key" : "through authorization"}
+                {account.apiKeyMasked ? ` ${account.apiKeyMasked}` : ""}
+              </Text>
+            </InlineStack>
+            <Text as="p">
+              Access token:{" "}
+              {account.tokenValid
+                ? `valid until ${formatDateTime(account.tokenExpiresAt)}`
+                : "none yet (one is requested on the next call)"}
+            </Text>
+            <Text as="p">
+              Balance:{" "}
+              {balance?.amount != null ? (
+                <Text as="span" fontWeight="semibold">
+                  {balance.amount} USD
+                </Text>
+              ) : (
+                `unknown (${balance?.error ?? "not connected"})`
+              )}
+            </Text>
+            <Form method="post">
+              <Intent value="disconnect" />
+              <Button submit tone="critical" disabled={busy}>
+                Disconnect
+              </Button>
+            </Form>
+          </BlockStack>
+        ) : (
+          <BlockStack gap="300">
+            {!account.canConnect ? (
+              <Text as="p" tone="critical">
+                The app has no service address (SVC_BASE_URL): its operator must set it.
+              </Text>
+            ) : null}
+            <Form method="post" autoComplete="off">
+              <Intent value="connect-key" />
+              <FormLayout>
+                <TextField
+                  label="API key"
+                  name="apiKey"
+                  type="password"
+                  value={apiKey}
+                  onChange={setApiKey}
+                  autoComplete="off"
+                  helpText="From your service account's settings. It is stored encrypted and never shown again."
+                  error={fieldError(result, "connect-key", "apiKey")}
+                />
+                <Button submit variant="primary" disabled={busy || !account.canConnect}>
+                  Connect with API key
+                </Button>
+              </FormLayout>
+            </Form>
+            {account.canAuthorize ? (
+              <Form method="post">
+                <Intent value="connect-oauth" />
+                <InlineStack gap="200" blockAlign="center">
+                  <Text as="span" tone="subdued">
+                    or log in at the service:
+                  </Text>
+                  <Button submit disabled={busy}>
+                    Connect
+                  </Button>
+                </InlineStack>
+              </Form>
+            ) : null}
+          </BlockStack>
+        )}
+        <Form method="post">
+          <Intent value="set-sandbox" />
+          <input type="hidden" name="sandbox" value={String(!settings.sandbox)} />
+          <InlineStack gap="200" blockAlign="center">
+            <Text as="span">
+              Sandbox orders are{" "}
+              <Text as="span" fontWeight="semibold">
+                {settings.sandbox ? "on" : "off"}
+              </Text>{" "}
+              (with sandbox on, orders are placed as tests and nothing is charged).
+            </Text>
+            <Button submit disabled={busy}>
+              {settings.sandbox ? "Turn sandbox off" : "Turn sandbox on"}
+            </Button>
+          </InlineStack>
+        </Form>
+      </BlockStack>
+    </Card>
+  );
+}
+
+function WebhookCard({ data, result }: { data: Data; result: ActionData }) {
+  const { account } = data;
+  const busy = useNavigation().state !== "idle";
+  return (
+    <Card>
+      <BlockStack gap="300">
+        <FormStatus data={result} intent="register-webhooks" />
+        <InlineStack gap="200" blockAlign="center">
+          {account.webhookRegisteredAt ? (
+            <Badge tone="success">Registered</Badge>
+          ) : (
+            <Badge tone="warning">Not registered</Badge>
+          )}
+          {account.webhookRegisteredAt ? (
+            <Text as="span">on {formatDateTime(account.webhookRegisteredAt)}</Text>
+          ) : null}
+        </InlineStack>
+        {account.webhookUrlMasked ? (
+          <Text as="p" tone="subdued">
+            Address: {account.webhookUrlMasked}
+          </Text>
+        ) : null}
+        <Text as="p">
+          Last event received:{" "}
+          {account.lastEventAt
+            ? `${account.lastEventTopic} at ${formatDateTime(account.lastEventAt)}`
+            : "none yet"}
+        </Text>
+        <Form method="post">
+          <Intent value="register-webhooks" />
+          <Button submit disabled={busy || !account.connected}>
+            Register again
+          </Button>
+        </Form>
+      </BlockStack>
+    </Card>
+  );
+}
+
+function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
+  const [s, setS] = useState(data.settings);
+  useEffect(() => setS(data.settings), [data.settings]);
+  const busy = useNavigation().state !== "idle";
+  const err = (f: string) => fieldError(result, "save-settings", f);
+  const set =
+    <K extends keyof typeof s>(k: K) =>
+    (v: (typeof s)[K]) =>
+      setS((old) => ({ ...old, [k]: v }));
+  const num = (k: "reviewWindowMinutes" | "payBatchSize" | "payBatchWindowSeconds") => ({
+    value: String(s[k]),
+    onChange: (v: string) => setS((old) => ({ ...old, [k]: v as unknown as number })),
+  });
+  return (
+    <Card>
+      <Form method="post">
+        <Intent value="save-settings" />
+        {(["holdRiskyOrders", "autoPay", "notifyCustomer", "paused"] as const).map((k) => (
+          <input key={k} type="hidden" name={k} value={String(s[k])} />
+        ))}
+        <FormLayout>
+          <FormStatus data={result} intent="save-settings" />
+          <Select
+            label="Place an order at the service when the shop order is"
+            name="trigger"
+            options={[
+              { label: "paid (orders/paid)", value: "orders/paid" },
+              { label: "created (orders/create)", value: "orders/create" },
+            ]}
+            value={s.trigger}
+            onChange={(v) => set("trigger")(v as typeof s.trigger)}
+            error={err("trigger")}
+          />
+          <TextField
+            label="Review window (minutes)"
+            name="reviewWindowMinutes"
+            type="number"
+            autoComplete="off"
+            helpText="Time to edit or cancel an order before it is placed. 0 places at once."
+            error={err("reviewWindowMinutes")}
+            {...num("reviewWindowMinutes")}
+          />
+          <Checkbox
+            label="Hold orders Shopify rates as risky (fraud risk)"
+            checked={s.holdRiskyOrders}
+            onChange={set("holdRiskyOrders")}
+          />
+          <Checkbox
+            label="Pause: place no new orders"
+            checked={s.paused}
+            onChange={set("paused")}
+          />
+          <Checkbox
+            label="Pay orders automatically from the balance"
+            checked={s.autoPay}
+            onChange={set("autoPay")}
+          />
+          <FormLayout.Group>
+            <TextField
+              label="Payment batch size (orders)"
+              name="payBatchSize"
+              type="number"
+              autoComplete="off"
+              error={err("payBatchSize")}
+              {...num("payBatchSize")}
+            />
+            <TextField
+              label="Payment batch window (seconds)"
+              name="payBatchWindowSeconds"
+              type="number"
+              autoComplete="off"
+              error={err("payBatchWindowSeconds")}
+              {...num("payBatchWindowSeconds")}
+            />
+          </FormLayout.Group>
+          <FormLayout.Group>
+            <TextField
+              label="Logistics name"
+              name="logisticName"
+              autoComplete="off"
+              value={s.logisticName}
+              onChange={set("logisticName")}
+              helpText="The service's logistics method, e.g. SvcPacket Ordinary"
+              error={err("logisticName")}
+            />
+            <TextField
+              label="Origin country"
+              name="fromCountryCode"
+              autoComplete="off"
+              value={s.fromCountryCode}
+              onChange={set("fromCountryCode")}
+              error={err("fromCountryCode")}
+            />
+          </FormLayout.Group>
+          <Select
+            label="Warehouse mode"
+            name="shopLogisticsType"
+            options={[
+              { label: "Platform logistics from a warehouse", value: "1" },
+              { label: "Merchant logistics", value: "2" },
+              { label: "Warehouse assigned by the service", value: "3" },
+            ]}
+            value={String(s.shopLogisticsType)}
+            onChange={(v) => set("shopLogisticsType")(Number(v))}
+            error={err("shopLogisticsType")}
+          />
+          <TextField
+            label="Warehouse id"
+            name="storageId"
+            autoComplete="off"
+            value={s.storageId}
+            onChange={set("storageId")}
+            error={err("storageId")}
+            helpText={
+              data.warehouse
+                ? data.warehouse.name
+                  ? `${data.warehouse.name} (${data.warehouse.country})`
+                  : "Not found at the service"
+                : "Checked with the service when you save"
+            }
+          />
+          <FormLayout.Group>
+            <Select
+              label="IOSS"
+              name="iossType"
+              options={[
+                { label: "No IOSS", value: "1" },
+                { label: "My own IOSS number", value: "2" },
+                { label: "The service's IOSS", value: "3" },
+              ]}
+              value={String(s.iossType)}
+              onChange={(v) => set("iossType")(Number(v))}
+              error={err("iossType")}
+            />
+            <TextField
+              label="IOSS number"
+              name="iossNumber"
+              autoComplete="off"
+              value={s.iossNumber}
+              onChange={set("iossNumber")}
+              error={err("iossNumber")}
+            />
+          </FormLayout.Group>
+          <Checkbox
+            label="Notify the customer when tracking is added"
+            checked={s.notifyCustomer}
+            onChange={set("notifyCustomer")}
+          />
+          <Button submit variant="primary" disabled={busy}>
+            Save settings
+          </Button>
+        </FormLayout>
+      </Form>
+    </Card>
+  );
+}

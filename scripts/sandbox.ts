@@ -1,0 +1,224 @@
+/**
+ * `npm run sandbox`: the whole app on one machine, without Shopify or the real service.
+ *
+ * One process runs: the fulfilment-service simulator, the shop simulator, the embedded
+ * database (PGlite in ./data/sandbox, fresh at every start) and the app (the Remix build) with
+ * SANDBOX=1, its Shopify Admin API calls routed to the shop simulator. It seeds a demo shop
+ * with a dozen products (most match catalog SKUs of the service simulator), an offline
+ * session, and a funded sandbox account at the service, then prints the address to open.
+ *
+ * Options (environment): PORT (default 3000), SANDBOX_DATA_DIR (default ./data/sandbox).
+ * With SANDBOX_JSON=1 it prints one JSON line with the addresses and the demo API key (for
+ * the browser test).
+ */
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { extname, join, normalize, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { PrismaClient } from "@prisma/client";
+import {
+  createReadableStreamFromReadable,
+  createRequestHandler,
+  type ServerBuild,
+} from "@remix-run/node";
+import { startServiceSim } from "../test/sim/service";
+import { routeShopifyToSim } from "../test/sim/shop/route-shopify";
+import { startShopSim } from "../test/sim/shop/server";
+
+const PORT = Number(process.env.PORT ?? 3000);
+const HOST = "127.0.0.1";
+const APP_URL = `http://localhost:${PORT}`;
+const DATA_DIR = resolve(process.env.SANDBOX_DATA_DIR ?? "./data/sandbox");
+const DEMO_SHOP = "demo-shop.myshopify.com";
+const API_SECRET = "sandbox-api-secret";
+const json = process.env.SANDBOX_JSON === "1";
+const say = (line: string) => {
+  if (!json) console.log(line);
+};
+
+if (!existsSync("build/index.js")) {
+  console.error("No build found: run `npm run sandbox` (it builds first) or `npx remix build`.");
+  process.exit(1);
+}
+
+// 1. The simulators.
+const svcSim = await startServiceSim({ allowLoopbackWebhooks: true });
+const shopSim = await startShopSim({ apiSecret: API_SECRET, appUrl: APP_URL });
+const demo = svcSim.createAccount({ balance: "500.00", email: "demo@example.com" });
+const partner = svcSim.createAccount({ email: "operator@example.com" });
+
+// 2. The app's environment, before the build reads its configuration.
+rmSync(DATA_DIR, { recursive: true, force: true }); // the simulators start empty: so does the data
+rmSync(`${DATA_DIR}.lock`, { force: true });
+delete process.env.DATABASE_URL;
+Object.assign(process.env, {
+  NODE_ENV: "development",
+  SANDBOX: "1",
+  PORT: String(PORT),
+  SHOPIFY_APP_URL: APP_URL,
+  SHOPIFY_API_KEY: "sandbox-api-key",
+  SHOPIFY_API_SECRET: API_SECRET,
+  PGLITE_DATA_DIR: DATA_DIR,
+  SVC_BASE_URL: svcSim.url,
+  SVC_PARTNER_API_KEY: partner.apiKey,
+  SANDBOX_SHOP_SIM_URL: shopSim.url,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+});
+
+// 3. The app. Importing the build loads the Shopify library (which installs its fetch), so the
+// routing to the shop simulator is installed after it.
+const build = (await import(pathToFileURL(resolve("build/index.js")).href)) as ServerBuild;
+routeShopifyToSim(shopSim.url);
+const prisma = (globalThis as unknown as { __prisma: PrismaClient }).__prisma;
+
+// 4. The demo shop: products, an offline session, the Shop row.
+const { accessToken } = shopSim.addShop(DEMO_SHOP);
+type CatalogItem = {
+  nameEn: string;
+  sku: string;
+  image: string;
+  variants: { variantSku: string; variantSellPrice: number; variantKey: string }[];
+};
+const catalog = (await (
+  await fetch(`${svcSim.url}/__sim/catalog?limit=9`)
+).json()) as CatalogItem[];
+for (const p of catalog) {
+  shopSim.addProduct(DEMO_SHOP, {
+    title: p.nameEn,
+    image: p.image,
+    optionNames: ["Style"],
+    variants: p.variants.slice(0, 3).map((v) => ({
+      sku: v.variantSku,
+      price: (Number(v.variantSellPrice) * 2.5).toFixed(2),
+      options: [v.variantKey || "Default"],
+    })),
+  });
+}
+for (const [title, sku, price] of [
+  ["Gift wrapping", "GIFT-WRAP", "4.00"],
+  ["Handmade card", "CARD-HM-1", "6.50"],
+  ["Sticker pack", "", "3.00"],
+] as const) {
+  shopSim.addProduct(DEMO_SHOP, { title, variants: [{ sku, price }] });
+}
+await prisma.session.upsert({
+  where: { id: `offline_${DEMO_SHOP}` },
+  create: {
+    id: `offline_${DEMO_SHOP}`,
+    shop: DEMO_SHOP,
+    state: "sandbox",
+    isOnline: false,
+    scope: process.env.SCOPES ?? "read_orders,read_products,write_products",
+    accessToken,
+  },
+  update: { accessToken },
+});
+await prisma.shop.upsert({
+  where: { domain: DEMO_SHOP },
+  create: { domain: DEMO_SHOP },
+  update: { uninstalledAt: null },
+});
+
+// 5. HTTP: the build's assets from public/, everything else to Remix.
+const handle = createRequestHandler(build, "development");
+const PUBLIC = resolve("public");
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript",
+  ".css": "text/css",
+  ".map": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".woff2": "font/woff2",
+};
+
+function serveStatic(req: IncomingMessage, res: ServerResponse): boolean {
+  const path = decodeURIComponent((req.url ?? "/").split("?")[0]!);
+  if (req.method !== "GET" || path === "/") return false;
+  const file = normalize(join(PUBLIC, path));
+  if (!file.startsWith(PUBLIC + "/") || !existsSync(file) || !statSync(file).isFile()) return false;
+  res.writeHead(200, {
+    "Content-Type": TYPES[extname(file)] ?? "application/octet-stream",
+    "Cache-Control": path.startsWith("/build/")
+      ? "public, max-age=31536000, immutable"
+      : "no-cache",
+  });
+  res.end(readFileSync(file));
+  return true;
+}
+
+async function toRemix(req: IncomingMessage, res: ServerResponse) {
+  const controller = new AbortController();
+  res.on("close", () => controller.abort());
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (Array.isArray(v)) for (const one of v) headers.append(k, one);
+    else if (typeof v === "string") headers.set(k, v);
+  }
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  const request = new Request(new URL(req.url ?? "/", APP_URL), {
+    method: req.method,
+    headers,
+    signal: controller.signal,
+    ...(hasBody ? { body: createReadableStreamFromReadable(req), duplex: "half" } : {}),
+  } as RequestInit);
+  const response = await handle(request);
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of response.headers) {
+    if (k === "set-cookie") continue;
+    out[k] = v;
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) out["set-cookie"] = cookies;
+  res.writeHead(response.status, out);
+  if (!response.body) return res.end();
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    res.write(chunk);
+  }
+  res.end();
+}
+
+const server = createServer((req, res) => {
+  if (serveStatic(req, res)) return;
+  toRemix(req, res).catch((error: unknown) => {
+    console.error(error);
+    if (!res.headersSent) res.writeHead(500).end("Internal error");
+    else res.end();
+  });
+});
+await new Promise<void>((r) => server.listen(PORT, HOST, r));
+
+const stop = () => {
+  server.closeAllConnections();
+  server.close();
+  void svcSim.close();
+  void shopSim.close();
+};
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
+
+if (json) {
+  console.log(
+    JSON.stringify({
+      ready: true,
+      url: APP_URL,
+      signIn: `${APP_URL}/sandbox/signin`,
+      shop: DEMO_SHOP,
+      apiKey: demo.apiKey,
+      svcSimUrl: svcSim.url,
+      shopSimUrl: shopSim.url,
+    }),
+  );
+} else {
+  say("");
+  say("  Dropship Autopilot sandbox is running.");
+  say("");
+  say(`  Open            ${APP_URL}/sandbox/signin`);
+  say(`  Demo shop       ${DEMO_SHOP} (${catalog.length + 3} products)`);
+  say(`  Demo API key    ${demo.apiKey}   (paste it in Settings → Connect with API key)`);
+  say(`  Service sim     ${svcSim.url}`);
+  say(`  Shop sim        ${shopSim.url}`);
+  say(`  Data            ${DATA_DIR} (fresh at every start)`);
+  say("");
+  say("  Ctrl+C stops it.");
+}
