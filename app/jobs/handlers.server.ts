@@ -6,6 +6,9 @@
 import type { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { jobKindFor } from "../webhooks/intake.server";
+import { BULK_CONNECT_JOB, bulkConnectHandler } from "./bulk-connect.server";
+import { productionDeps } from "../fulfilment/deps.server";
+import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import type { Db } from "./queue.server";
 import type { JobContext, JobHandler, RecurringJob } from "./worker.server";
 import { PermanentJobError } from "./worker.server";
@@ -19,8 +22,11 @@ async function loadEvent(ctx: JobContext) {
   return ctx.prisma.webhookEvent.findUnique({ where: { id: BigInt(parsed.data.eventId) } });
 }
 
-/** Events the order pipeline will handle (it arrives with the fulfilment-loop issue). */
-const acknowledgeOnly: JobHandler = async () => ({ handled: false, note: "no pipeline yet" });
+/** Events nothing needs (yet): acknowledged and kept for 30 days. */
+const acknowledgeOnly: JobHandler = async () => ({ handled: false, note: "no handler needed" });
+
+/** The order pipeline, with the stored accounts' clients and the shops' offline sessions. */
+const pipeline = fulfilmentHandlers((ctx) => productionDeps(ctx.prisma));
 
 const REDACTED = { redacted: true } as const;
 
@@ -45,12 +51,8 @@ async function eventsAboutCustomer(
 }
 
 export const handlers: Record<string, JobHandler> = {
-  [jobKindFor("shopify", "orders/create")]: acknowledgeOnly,
-  [jobKindFor("shopify", "orders/paid")]: acknowledgeOnly,
-  [jobKindFor("shopify", "orders/updated")]: acknowledgeOnly,
-  [jobKindFor("shopify", "orders/cancelled")]: acknowledgeOnly,
-  [jobKindFor("shopify", "products/update")]: acknowledgeOnly,
-  [jobKindFor("shopify", "products/delete")]: acknowledgeOnly,
+  // orders/*, products/*, the service's ORDER/LOGISTIC/ORDERSPLIT and the pipeline's own jobs.
+  ...pipeline,
 
   /** Tokens of an uninstalled shop are useless and must not linger: forget them. */
   [jobKindFor("shopify", "app/uninstalled")]: async (ctx) => {
@@ -92,7 +94,7 @@ export const handlers: Record<string, JobHandler> = {
     const req = customersRedact.safeParse(event.payload);
     if (!req.success) throw new PermanentJobError("customers/redact payload without customer");
     const { customer, orders_to_redact } = req.data;
-    const result = { customerId: customer.id, eventsRedacted: 0 };
+    const result = { customerId: customer.id, eventsRedacted: 0, ordersRedacted: 0 };
     await ctx.commit(async (tx) => {
       const found = await eventsAboutCustomer(
         tx,
@@ -113,6 +115,15 @@ export const handlers: Record<string, JobHandler> = {
         data: { payload: { customer: { id: customer.id }, orders_to_redact } },
       });
       result.eventsRedacted = found.length;
+      // The pipeline keeps no address; it keeps the customer id on the order rows.
+      const orders = await tx.shopOrder.updateMany({
+        where: {
+          shopDomain: event.shopDomain,
+          OR: [{ customerId: customer.id }, { shopifyOrderId: { in: orders_to_redact } }],
+        },
+        data: { customerId: null },
+      });
+      result.ordersRedacted = orders.count;
     }, result);
     return result;
   },
@@ -126,6 +137,15 @@ export const handlers: Record<string, JobHandler> = {
     await ctx.commit(async (tx) => {
       counts.sessions = (await tx.session.deleteMany({ where: { shop: shopDomain } })).count;
       counts.authStates = (await tx.authState.deleteMany({ where: { shopDomain } })).count;
+      const accountIds = (
+        await tx.svcAccount.findMany({ where: { shopDomain }, select: { id: true } })
+      ).map((a) => a.id);
+      counts.paymentBatches = (
+        await tx.paymentBatch.deleteMany({ where: { svcAccountId: { in: accountIds } } })
+      ).count;
+      // Lines, shipments and timeline entries go with their orders (cascade).
+      counts.orders = (await tx.shopOrder.deleteMany({ where: { shopDomain } })).count;
+      counts.connections = (await tx.productConnection.deleteMany({ where: { shopDomain } })).count;
       counts.svcAccounts = (await tx.svcAccount.deleteMany({ where: { shopDomain } })).count;
       counts.events = (await tx.webhookEvent.deleteMany({ where: { shopDomain } })).count;
       counts.jobs = (
@@ -160,13 +180,12 @@ export const handlers: Record<string, JobHandler> = {
     };
   },
 
-  // The service's events: the fulfilment loop fetches the order before it writes to the shop.
-  [jobKindFor("svc", "ORDER")]: acknowledgeOnly,
-  [jobKindFor("svc", "LOGISTIC")]: acknowledgeOnly,
-  [jobKindFor("svc", "ORDERSPLIT")]: acknowledgeOnly,
+  // The service's catalog events: nothing to do yet (ORDER, LOGISTIC, ORDERSPLIT are above).
   [jobKindFor("svc", "PRODUCT")]: acknowledgeOnly,
   [jobKindFor("svc", "VARIANT")]: acknowledgeOnly,
   [jobKindFor("svc", "STOCK")]: acknowledgeOnly,
+
+  [BULK_CONNECT_JOB]: bulkConnectHandler,
 
   /** Keeps the queue small: finished jobs go after 7 days, webhook events after 30. */
   "jobs.prune": async (ctx) => {
@@ -183,4 +202,7 @@ export const handlers: Record<string, JobHandler> = {
   },
 };
 
-export const recurringJobs: RecurringJob[] = [{ kind: "jobs.prune", everyMs: 24 * 3600_000 }];
+export const recurringJobs: RecurringJob[] = [
+  { kind: "jobs.prune", everyMs: 24 * 3600_000 },
+  ...fulfilmentRecurringJobs,
+];

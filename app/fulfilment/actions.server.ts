@@ -1,0 +1,270 @@
+/**
+ * What the merchant (the orders page) and the shop's orders/cancelled webhook do to an order:
+ * Retry, Hold, Release, Cancel. Each is a small state change, a timeline entry and, where the
+ * pipeline should go on, a job; none of them calls the service itself.
+ */
+import type { ShopOrder as OrderRow } from "@prisma/client";
+import type { FulfilmentDeps } from "./deps.server";
+import { numericId, PAID_STATES } from "./model";
+import { schedulePay, schedulePlace, scheduleTrack } from "./schedule.server";
+import { addTimeline } from "./timeline.server";
+
+export type ActionResult =
+  | { ok: true; state: string; note?: string }
+  | { ok: false; error: string };
+
+async function load(deps: FulfilmentDeps, orderId: string, shopDomain?: string) {
+  const o = await deps.prisma.shopOrder.findUnique({ where: { id: orderId } });
+  if (!o || (shopDomain && o.shopDomain !== shopDomain)) return null;
+  return o;
+}
+
+const key = (deps: FulfilmentDeps) => `m:${deps.clock.now()}`;
+
+/** Sends a FAILED (or held) order on from where it stopped. */
+export async function retryOrder(
+  deps: FulfilmentDeps,
+  orderId: string,
+  opts: { shopDomain?: string } = {},
+): Promise<ActionResult> {
+  const db = deps.prisma;
+  const o = await load(deps, orderId, opts.shopDomain);
+  if (!o) return { ok: false, error: "Order not found." };
+  if (o.state === "CANCELLED") return { ok: false, error: "A cancelled order cannot be retried." };
+  if (PAID_STATES.includes(o.state as never)) {
+    await db.shopOrder.update({
+      where: { id: o.id },
+      data: { flag: o.flag === "fulfilment_conflict" ? null : o.flag },
+    });
+    await addTimeline(db, o.id, {
+      step: "retry",
+      outcome: "info",
+      message: "Retry by the merchant: tracking is checked again.",
+    });
+    await scheduleTrack(db, { orderId: o.id, shopDomain: o.shopDomain, key: key(deps) });
+    return { ok: true, state: o.state };
+  }
+  if (o.state !== "FAILED" && o.state !== "HELD") {
+    return { ok: false, error: `The order is ${o.state}: nothing to retry.` };
+  }
+  if (o.svcOrderId || o.placedAt) return resumeCreated(deps, o, "retry", "Retry by the merchant.");
+  await db.shopOrder.update({
+    where: { id: o.id },
+    data: { state: "RECEIVED", reasonCode: null, reasonMessage: null },
+  });
+  await addTimeline(db, o.id, {
+    step: "retry",
+    outcome: "info",
+    message: "Retry by the merchant: the order is placed again.",
+  });
+  await schedulePlace(db, { orderId: o.id, shopDomain: o.shopDomain, key: key(deps) });
+  return { ok: true, state: "RECEIVED" };
+}
+
+/** An order that exists at the service goes back to CREATED and into the next payment. */
+async function resumeCreated(
+  deps: FulfilmentDeps,
+  o: OrderRow,
+  step: string,
+  message: string,
+): Promise<ActionResult> {
+  const db = deps.prisma;
+  const waiting = !o.svcOrderId;
+  await db.shopOrder.update({
+    where: { id: o.id },
+    data: {
+      state: "CREATED",
+      paymentBatchId: null,
+      reasonCode: waiting ? "waiting_connection" : null,
+      reasonMessage: waiting
+        ? "Waiting for the service order id (products to be connected at the service)."
+        : null,
+    },
+  });
+  await addTimeline(db, o.id, { step, outcome: "info", message });
+  if (!waiting && o.svcAccountId) {
+    await schedulePay(db, {
+      accountId: o.svcAccountId,
+      shopDomain: o.shopDomain,
+      nowMs: deps.clock.now(),
+      windowSeconds: 0,
+      now: true,
+      key: `${step}:${o.id}:${deps.clock.now()}`,
+    });
+  }
+  return { ok: true, state: "CREATED" };
+}
+
+/** The merchant holds an order that is not paid yet (it is not placed or not paid until released). */
+export async function holdOrder(
+  deps: FulfilmentDeps,
+  orderId: string,
+  opts: { shopDomain?: string; note?: string } = {},
+): Promise<ActionResult> {
+  const db = deps.prisma;
+  const o = await load(deps, orderId, opts.shopDomain);
+  if (!o) return { ok: false, error: "Order not found." };
+  const holdable =
+    ["RECEIVED", "HELD", "FAILED"].includes(o.state) ||
+    (o.state === "CREATED" && !o.paymentBatchId);
+  if (!holdable) {
+    return { ok: false, error: `The order is ${o.state}: it can no longer be held.` };
+  }
+  const message = `Held by the merchant${opts.note ? `: ${opts.note.slice(0, 200)}` : ""}. Release it to go on.`;
+  const n = await db.shopOrder.updateMany({
+    where: { id: o.id, state: o.state, paymentBatchId: null },
+    data: { state: "HELD", reasonCode: "merchant_hold", reasonMessage: message },
+  });
+  if (n.count === 0)
+    return { ok: false, error: "The order is being paid: it can no longer be held." };
+  await addTimeline(db, o.id, {
+    step: "hold",
+    outcome: "held",
+    errorCode: "merchant_hold",
+    message,
+  });
+  return { ok: true, state: "HELD" };
+}
+
+/** Releases a held order: it skips the review window and the risk hold, and goes on. */
+export async function releaseOrder(
+  deps: FulfilmentDeps,
+  orderId: string,
+  opts: { shopDomain?: string } = {},
+): Promise<ActionResult> {
+  const db = deps.prisma;
+  const o = await load(deps, orderId, opts.shopDomain);
+  if (!o) return { ok: false, error: "Order not found." };
+  if (o.state !== "HELD") return { ok: false, error: `The order is ${o.state}, not held.` };
+  if (o.reasonCode === "short_balance") {
+    // Waiting for money: a pay run checks the balance now.
+    if (o.svcAccountId) {
+      await schedulePay(db, {
+        accountId: o.svcAccountId,
+        shopDomain: o.shopDomain,
+        nowMs: deps.clock.now(),
+        windowSeconds: 0,
+        now: true,
+        key: `release:${o.id}:${deps.clock.now()}`,
+      });
+    }
+    await addTimeline(db, o.id, {
+      step: "release",
+      outcome: "info",
+      message: "Released: the balance is checked again.",
+    });
+    return { ok: true, state: o.state, note: "The balance is checked again now." };
+  }
+  if (o.svcOrderId || o.placedAt)
+    return resumeCreated(deps, o, "release", "Released by the merchant.");
+  await db.shopOrder.update({
+    where: { id: o.id },
+    data: { state: "RECEIVED", reasonCode: null, reasonMessage: null },
+  });
+  await addTimeline(db, o.id, {
+    step: "release",
+    outcome: "info",
+    message: "Released by the merchant.",
+  });
+  await schedulePlace(db, { orderId: o.id, shopDomain: o.shopDomain, key: key(deps) });
+  return { ok: true, state: "RECEIVED" };
+}
+
+/**
+ * Cancels an order (the merchant, or orders/cancelled from the shop). Before payment it leaves
+ * the pipeline (and its payment batch); once its payment has started it is flagged for the
+ * merchant, since the contract has no cancel call.
+ */
+export async function cancelOrder(
+  deps: FulfilmentDeps,
+  ref: { orderId: string } | { shopDomain: string; shopifyOrderId: string },
+  opts: { source?: "shop" | "merchant"; shopDomain?: string } = {},
+): Promise<ActionResult> {
+  const db = deps.prisma;
+  const source = opts.source ?? "merchant";
+  const o =
+    "orderId" in ref
+      ? await load(deps, ref.orderId, opts.shopDomain)
+      : await db.shopOrder.findUnique({
+          where: {
+            shopDomain_shopifyOrderId: {
+              shopDomain: ref.shopDomain,
+              shopifyOrderId: numericId(ref.shopifyOrderId) ?? ref.shopifyOrderId,
+            },
+          },
+        });
+  if (!o) return { ok: false, error: "Order not found." };
+  if (o.state === "CANCELLED") return { ok: true, state: "CANCELLED", note: "already cancelled" };
+  const who = source === "shop" ? "Cancelled in the shop" : "Cancelled by the merchant";
+  const now = new Date(deps.clock.now());
+
+  if (PAID_STATES.includes(o.state as never)) {
+    const message = `${who} after the service order was paid: it will still ship. The service has no cancel call; open a dispute or contact the service.`;
+    await db.shopOrder.update({
+      where: { id: o.id },
+      data: { flag: "cancelled_after_payment", reasonMessage: message, cancelledAt: now },
+    });
+    await addTimeline(db, o.id, {
+      step: "cancel",
+      outcome: "error",
+      errorCode: "cancelled_after_payment",
+      message,
+    });
+    return { ok: true, state: o.state, note: "flagged: already paid" };
+  }
+
+  const outcome = await db.$transaction(async (tx) => {
+    const cur = await tx.shopOrder.findUniqueOrThrow({ where: { id: o.id } });
+    if (cur.paymentBatchId) {
+      // Lock the batch: the payment step confirms under the same lock.
+      const rows = await tx.$queryRaw<{ state: string }[]>`
+        SELECT "state" FROM "PaymentBatch" WHERE "id" = ${cur.paymentBatchId} FOR UPDATE`;
+      const batchState = rows[0]?.state;
+      if (batchState && !["open", "carted", "failed"].includes(batchState)) {
+        await tx.shopOrder.update({
+          where: { id: o.id },
+          data: { flag: "cancel_requested", cancelledAt: now },
+        });
+        return "flagged" as const;
+      }
+    }
+    await tx.shopOrder.update({
+      where: { id: o.id },
+      data: {
+        state: "CANCELLED",
+        cancelledAt: now,
+        paymentBatchId: null,
+        reasonCode: source === "shop" ? "cancelled_in_shop" : null,
+        reasonMessage: `${who} before payment${cur.svcOrderId ? ` (the unpaid service order ${cur.svcOrderId} is left as it is)` : ""}.`,
+      },
+    });
+    return "cancelled" as const;
+  });
+  if (outcome === "flagged") {
+    const message = `${who} while its payment batch was being paid: if the payment goes through, the order is flagged for a dispute.`;
+    await addTimeline(db, o.id, {
+      step: "cancel",
+      outcome: "error",
+      errorCode: "cancel_requested",
+      message,
+    });
+    return { ok: true, state: o.state, note: "flagged: payment under way" };
+  }
+  await addTimeline(db, o.id, { step: "cancel", outcome: "ok", message: `${who} before payment.` });
+  return { ok: true, state: "CANCELLED" };
+}
+
+/** Re-checks orders held for unconnected lines of a shop (after connections change). */
+export async function recheckHeldOrders(deps: FulfilmentDeps, shopDomain: string): Promise<number> {
+  const held = await deps.prisma.shopOrder.findMany({
+    where: {
+      shopDomain,
+      state: "HELD",
+      reasonCode: { in: ["unconnected_lines", "paused", "no_account", "settings_incomplete"] },
+    },
+    select: { id: true },
+  });
+  for (const h of held)
+    await schedulePlace(deps.prisma, { orderId: h.id, shopDomain, key: key(deps) });
+  return held.length;
+}

@@ -1,0 +1,233 @@
+/**
+ * Job handlers of the order pipeline, built around a deps factory so that production uses the
+ * stored accounts and offline sessions and a test can pass its own clients.
+ */
+import type { Prisma } from "@prisma/client";
+import { z } from "zod";
+import { enqueue } from "../jobs/queue.server";
+import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
+import { PermanentJobError } from "../jobs/worker.server";
+import { jobKindFor } from "../webhooks/intake.server";
+import { cancelOrder } from "./actions.server";
+import type { FulfilmentDeps } from "./deps.server";
+import { numericId } from "./model";
+import { payAccount } from "./pay.server";
+import { placeOrder, receiveShopOrder } from "./place.server";
+import { reconcileAccount } from "./reconcile.server";
+import { JOB, schedulePlace } from "./schedule.server";
+import { onSvcEvent, trackOrder } from "./track.server";
+
+export type DepsFactory = (ctx: JobContext) => Promise<FulfilmentDeps> | FulfilmentDeps;
+
+const eventRef = z.object({ eventId: z.string().regex(/^\d+$/) });
+const orderRef = z.object({ orderId: z.string().min(1) }).passthrough();
+const accountRef = z.object({ accountId: z.string().min(1) });
+
+async function loadEvent(ctx: JobContext) {
+  const parsed = eventRef.safeParse(ctx.payload);
+  if (!parsed.success) throw new PermanentJobError("Job payload has no eventId");
+  return ctx.prisma.webhookEvent.findUnique({ where: { id: BigInt(parsed.data.eventId) } });
+}
+
+function parse<T>(schema: z.ZodType<T>, ctx: JobContext): T {
+  const r = schema.safeParse(ctx.payload);
+  if (!r.success) throw new PermanentJobError(`Bad payload for ${ctx.job.kind}`);
+  return r.data;
+}
+
+const json = (v: unknown) => JSON.parse(JSON.stringify(v ?? null)) as Prisma.InputJsonValue;
+
+const svcEnvelope = z
+  .object({ type: z.string(), messageType: z.string().optional(), params: z.unknown() })
+  .passthrough();
+
+export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHandler> {
+  const receive: JobHandler = async (ctx) => {
+    const event = await loadEvent(ctx);
+    if (!event) return { skipped: "event gone" };
+    const deps = await getDeps(ctx);
+    return ctx.commit((tx) =>
+      receiveShopOrder(tx, {
+        shopDomain: event.shopDomain,
+        topic: event.topic,
+        payload: event.payload,
+        nowMs: deps.clock.now(),
+      }).then(json),
+    );
+  };
+
+  const svcEvent: JobHandler = async (ctx) => {
+    const event = await loadEvent(ctx);
+    if (!event) return { skipped: "event gone" };
+    const env = svcEnvelope.safeParse(event.payload);
+    if (!env.success) return { skipped: "not a service event" };
+    const deps = await getDeps(ctx);
+    return json(
+      await onSvcEvent(deps, {
+        shopDomain: event.shopDomain,
+        type: env.data.type,
+        messageType: env.data.messageType,
+        params: env.data.params,
+        eventKey: event.eventKey,
+      }),
+    );
+  };
+
+  return {
+    [jobKindFor("shopify", "orders/create")]: receive,
+    [jobKindFor("shopify", "orders/paid")]: receive,
+
+    [jobKindFor("shopify", "orders/cancelled")]: async (ctx) => {
+      const event = await loadEvent(ctx);
+      if (!event) return { skipped: "event gone" };
+      const id = z
+        .object({ id: z.union([z.number(), z.string()]).transform(String) })
+        .safeParse(event.payload);
+      if (!id.success) throw new PermanentJobError("orders/cancelled without an order id");
+      const deps = await getDeps(ctx);
+      return json(
+        await cancelOrder(
+          deps,
+          { shopDomain: event.shopDomain, shopifyOrderId: id.data.id },
+          { source: "shop" },
+        ),
+      );
+    },
+
+    /** An edited order held for its address or lines is checked again. */
+    [jobKindFor("shopify", "orders/updated")]: async (ctx) => {
+      const event = await loadEvent(ctx);
+      if (!event) return { skipped: "event gone" };
+      const id = numericId((event.payload as { id?: string | number } | null)?.id);
+      if (!id) return { skipped: "no order id" };
+      const order = await ctx.prisma.shopOrder.findUnique({
+        where: { shopDomain_shopifyOrderId: { shopDomain: event.shopDomain, shopifyOrderId: id } },
+      });
+      if (
+        order?.state !== "HELD" ||
+        !["invalid_address", "unconnected_lines"].includes(order.reasonCode ?? "")
+      ) {
+        return { handled: false };
+      }
+      await ctx.commit((tx) =>
+        schedulePlace(tx, {
+          orderId: order.id,
+          shopDomain: order.shopDomain,
+          key: `updated:${event.id}`,
+        }),
+      );
+      return { rechecked: order.id };
+    },
+
+    /** A deleted product's connections go; an updated product loses those of vanished variants. */
+    [jobKindFor("shopify", "products/delete")]: async (ctx) => {
+      const event = await loadEvent(ctx);
+      if (!event) return { skipped: "event gone" };
+      const id = numericId((event.payload as { id?: string | number } | null)?.id);
+      if (!id) return { skipped: "no product id" };
+      const n = await ctx.prisma.productConnection.deleteMany({
+        where: {
+          shopDomain: event.shopDomain,
+          shopifyProductId: { in: [id, `gid://shopify/Product/${id}`] },
+        },
+      });
+      return { connectionsRemoved: n.count };
+    },
+    [jobKindFor("shopify", "products/update")]: async (ctx) => {
+      const event = await loadEvent(ctx);
+      if (!event) return { skipped: "event gone" };
+      const p = z
+        .object({
+          id: z.union([z.number(), z.string()]).transform(String),
+          variants: z.array(
+            z.object({ id: z.union([z.number(), z.string()]).transform(String) }).passthrough(),
+          ),
+        })
+        .passthrough()
+        .safeParse(event.payload);
+      if (!p.success) return { skipped: "no variants in the payload" };
+      const productId = p.data.id;
+      const keep = p.data.variants.flatMap((v) => [v.id, `gid://shopify/ProductVariant/${v.id}`]);
+      const n = await ctx.prisma.productConnection.deleteMany({
+        where: {
+          shopDomain: event.shopDomain,
+          shopifyProductId: { in: [productId, `gid://shopify/Product/${productId}`] },
+          shopifyVariantId: { notIn: keep },
+        },
+      });
+      return { connectionsRemoved: n.count };
+    },
+
+    [jobKindFor("svc", "ORDER")]: svcEvent,
+    [jobKindFor("svc", "LOGISTIC")]: svcEvent,
+    [jobKindFor("svc", "ORDERSPLIT")]: svcEvent,
+
+    [JOB.place]: async (ctx) => {
+      const { orderId } = parse(orderRef, ctx);
+      const deps = await getDeps(ctx);
+      const r = await placeOrder(deps, orderId);
+      if (r.outcome === "held" && r.retryAt) {
+        const order = await ctx.prisma.shopOrder.findUnique({
+          where: { id: orderId },
+          select: { shopDomain: true },
+        });
+        if (order) {
+          await schedulePlace(ctx.prisma, {
+            orderId,
+            shopDomain: order.shopDomain,
+            runAt: r.retryAt,
+            key: `at:${r.retryAt.getTime()}`,
+          });
+        }
+      }
+      return json(r);
+    },
+
+    [JOB.pay]: async (ctx) => {
+      const { accountId } = parse(accountRef, ctx);
+      return json(await payAccount(await getDeps(ctx), accountId));
+    },
+
+    [JOB.track]: async (ctx) => {
+      const p = parse(
+        orderRef.extend({
+          hintIds: z.array(z.string()).optional(),
+          records: z.unknown().optional(),
+        }),
+        ctx,
+      );
+      return json(
+        await trackOrder(await getDeps(ctx), p.orderId, { hintIds: p.hintIds, records: p.records }),
+      );
+    },
+
+    /** Fans out one reconcile job per connected account (each inside its own limits). */
+    [JOB.reconcile]: async (ctx) => {
+      const accounts = await ctx.prisma.svcAccount.findMany({
+        where: { shopDomain: { not: null } },
+        select: { id: true, shopDomain: true },
+      });
+      const slot = Math.floor(Date.now() / 10_000);
+      await ctx.commit(async (tx) => {
+        for (const a of accounts) {
+          await enqueue(tx, {
+            kind: JOB.reconcileAccount,
+            payload: { accountId: a.id },
+            idempotencyKey: `reconcile:${a.id}:${slot}`,
+            concurrencyKey: `reconcile:${a.id}`,
+            shopDomain: a.shopDomain ?? undefined,
+            maxAttempts: 3,
+          });
+        }
+      });
+      return { accounts: accounts.length };
+    },
+
+    [JOB.reconcileAccount]: async (ctx) => {
+      const { accountId } = parse(accountRef, ctx);
+      return json(await reconcileAccount(await getDeps(ctx), accountId));
+    },
+  };
+}
+
+export const fulfilmentRecurringJobs: RecurringJob[] = [{ kind: JOB.reconcile, everyMs: 60_000 }];

@@ -1,0 +1,17 @@
+/** The order pipeline (DESIGN §4): use cases, job handlers and the merchant's actions. */
+export * from "./model";
+export * from "./deps.server";
+export * from "./schedule.server";
+export * from "./timeline.server";
+export { receiveShopOrder, placeOrder, buildCreateRequest, missingShipping } from "./place.server";
+export { payAccount } from "./pay.server";
+export { trackOrder, onSvcEvent, idsFromParams, setServiceOrderId } from "./track.server";
+export { reconcileAccount, reconcileAll } from "./reconcile.server";
+export {
+  retryOrder,
+  holdOrder,
+  releaseOrder,
+  cancelOrder,
+  recheckHeldOrders,
+} from "./actions.server";
+export { fulfilmentHandlers, fulfilmentRecurringJobs } from "./handlers.server";

@@ -1,0 +1,620 @@
+/**
+ * Paying: per service account, in batches (size and window from the shop's settings), one batch
+ * at a time per account (the pay job's concurrency key):
+ *
+ *   getBalance (once per run) → addCart → addCartConfirm → saveGenerateParentOrder → payBalanceV2
+ *
+ * so N orders cost N creates + about 5 calls per batch. Every step's result is persisted on the
+ * PaymentBatch (state, shipmentOrderId, payId) and its orders before the next, so a crash
+ * resumes the batch where it stopped; a payment whose outcome is unknown is checked with
+ * getOrderDetailBatch before paying again, and the parent keeps its payId (the service does not
+ * deduct twice for one parent). Sandbox and normal orders never share a batch.
+ */
+import type { PaymentBatch, Prisma } from "@prisma/client";
+import { getSettings, type ShopSettings } from "../settings.server";
+import { compareMoney, subtractMoney, toMoney } from "../svc/decimal";
+import {
+  SvcCartError,
+  SvcError,
+  SvcInsufficientBalanceError,
+  SvcPaymentError,
+  SvcParamError,
+} from "../svc/errors";
+import type { SvcClient } from "../svc/client.server";
+import type { FulfilmentDeps } from "./deps.server";
+import { optionsOf } from "./deps.server";
+import { schedulePay } from "./schedule.server";
+import { addTimelineMany, errorFields } from "./timeline.server";
+
+const UNPAID_STATUSES = ["CREATED", "IN_CART", "UNPAID"];
+const OPEN_BATCH_STATES = ["open", "carted", "confirming", "confirmed", "parented", "paying"];
+
+export interface PayRunResult {
+  batchesPaid: number;
+  ordersPaid: number;
+  held: number;
+  failed: number;
+  /** When the run wants to be called again (short balance). */
+  recheckAt?: Date;
+}
+
+interface RunCtx {
+  deps: FulfilmentDeps;
+  client: SvcClient;
+  accountId: string;
+  shopDomain: string | null;
+  settings: ShopSettings;
+  /** Balance known in this run (null: not read yet). */
+  balance: string | null;
+  /** Batches whose amount this run has already taken off `balance`. */
+  reserved: Set<string>;
+  result: PayRunResult;
+}
+
+export async function payAccount(deps: FulfilmentDeps, accountId: string): Promise<PayRunResult> {
+  const db = deps.prisma;
+  const account = await db.svcAccount.findUnique({ where: { id: accountId } });
+  const result: PayRunResult = { batchesPaid: 0, ordersPaid: 0, held: 0, failed: 0 };
+  if (!account) return result;
+  const settings = await getSettings(db, account.shopDomain ?? "");
+  const ctx: RunCtx = {
+    deps,
+    client: await deps.svcFor(accountId),
+    accountId,
+    shopDomain: account.shopDomain,
+    settings,
+    balance: null,
+    reserved: new Set(),
+    result,
+  };
+
+  // 1. Batches a crash, a short balance or an unknown outcome left unfinished.
+  const unfinished = await db.paymentBatch.findMany({
+    where: { svcAccountId: accountId, state: { in: OPEN_BATCH_STATES } },
+    orderBy: { createdAt: "asc" },
+  });
+  for (const batch of unfinished) await runBatch(ctx, batch);
+
+  // 2. New batches of waiting orders, sandbox and normal apart.
+  if (!settings.autoPay) return result;
+  for (const isSandbox of [false, true]) {
+    const skip = new Set<string>();
+    for (;;) {
+      const candidates = await db.shopOrder.findMany({
+        where: {
+          svcAccountId: accountId,
+          isSandbox,
+          paymentBatchId: null,
+          svcOrderId: { not: null },
+          id: { notIn: [...skip] },
+          OR: [{ state: "CREATED" }, { state: "HELD", reasonCode: "short_balance" }],
+        },
+        orderBy: [{ placedAt: "asc" }, { id: "asc" }],
+        take: settings.payBatchSize,
+      });
+      if (candidates.length === 0) break;
+      let chosen = candidates;
+      if (!isSandbox) {
+        const { fit, short } = await splitByBalance(ctx, candidates);
+        for (const o of short) skip.add(o.id);
+        await holdShort(ctx, short);
+        chosen = fit;
+      }
+      if (chosen.length > 0) {
+        const batch = await db.$transaction(async (tx) => {
+          const b = await tx.paymentBatch.create({
+            data: { svcAccountId: accountId, isSandbox, state: "open" },
+          });
+          const n = await tx.shopOrder.updateMany({
+            where: {
+              id: { in: chosen.map((o) => o.id) },
+              paymentBatchId: null,
+              OR: [{ state: "CREATED" }, { state: "HELD", reasonCode: "short_balance" }],
+            },
+            data: { paymentBatchId: b.id, state: "PAYING", reasonCode: null, reasonMessage: null },
+          });
+          if (n.count === 0) {
+            await tx.paymentBatch.update({
+              where: { id: b.id },
+              data: { state: "failed", error: "no order left" },
+            });
+          }
+          return b;
+        });
+        if (!isSandbox) ctx.reserved.add(batch.id);
+        await runBatch(ctx, batch);
+      }
+      if (candidates.length < settings.payBatchSize) break;
+    }
+  }
+  return result;
+}
+
+/** Orders that the known balance covers, oldest first; the rest are short. */
+async function splitByBalance<T extends { id: string; amount: string | null }>(
+  ctx: RunCtx,
+  orders: T[],
+) {
+  if (ctx.balance === null) {
+    const b = await ctx.client.payment.getBalance();
+    ctx.balance = toMoney(b.amount);
+  }
+  const fit: T[] = [];
+  const short: Array<T & { need: string }> = [];
+  let left = ctx.balance;
+  for (const o of orders) {
+    const need = o.amount ? toMoney(o.amount) : "0.00";
+    if (compareMoney(need, left) <= 0) {
+      fit.push(o);
+      left = subtractMoney(left, need);
+    } else short.push({ ...o, need });
+  }
+  // What this run will spend is no longer available to the next batch.
+  ctx.balance = left;
+  return { fit, short };
+}
+
+async function holdShort(
+  ctx: RunCtx,
+  short: Array<{ id: string; need: string; state?: string; reasonCode?: string | null }>,
+) {
+  if (short.length === 0) return;
+  const db = ctx.deps.prisma;
+  const balance = ctx.balance ?? "0.00";
+  for (const o of short) {
+    const message = `The service balance (${balance} USD available) does not cover this order (${o.need} USD). It is paid automatically once the balance is topped up.`;
+    const already = o.state === "HELD" && o.reasonCode === "short_balance";
+    await db.shopOrder.update({
+      where: { id: o.id },
+      data: { state: "HELD", reasonCode: "short_balance", reasonMessage: message },
+    });
+    if (!already) {
+      await addTimelineMany(db, [o.id], {
+        step: "pay",
+        outcome: "held",
+        errorCode: "short_balance",
+        message,
+      });
+    }
+  }
+  ctx.result.held += short.length;
+  await scheduleRecheck(ctx);
+}
+
+async function scheduleRecheck(ctx: RunCtx) {
+  const { balanceRecheckMs } = optionsOf(ctx.deps);
+  const at = ctx.deps.clock.now() + balanceRecheckMs;
+  ctx.result.recheckAt = new Date(at);
+  await schedulePay(ctx.deps.prisma, {
+    accountId: ctx.accountId,
+    shopDomain: ctx.shopDomain,
+    nowMs: at,
+    windowSeconds: 0,
+    now: true,
+    key: `recheck:${Math.floor(at / balanceRecheckMs)}`,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// One batch, step by step
+
+async function batchOrders(
+  db: Prisma.TransactionClient | FulfilmentDeps["prisma"],
+  batchId: string,
+) {
+  return db.shopOrder.findMany({
+    where: { paymentBatchId: batchId, state: { in: ["PAYING", "HELD"] } },
+    orderBy: { id: "asc" },
+  });
+}
+
+async function setBatch(ctx: RunCtx, id: string, data: Prisma.PaymentBatchUpdateInput) {
+  return ctx.deps.prisma.paymentBatch.update({ where: { id }, data });
+}
+
+/** Orders leave the batch (intercepted, refused): FAILED with the service's reason. */
+async function dropFromBatch(
+  ctx: RunCtx,
+  ids: string[],
+  reason: string,
+  why: Map<string, string>,
+  error?: unknown,
+) {
+  if (ids.length === 0) return;
+  const db = ctx.deps.prisma;
+  const f = error ? errorFields(error) : undefined;
+  for (const id of ids) {
+    const own = why.get(id);
+    const message = `${reason}${own ? `: ${own}` : f ? `: ${f.message}` : ""}. Correct the cause, then Retry.`;
+    await db.shopOrder.update({
+      where: { id },
+      data: {
+        state: "FAILED",
+        reasonCode: "intercepted",
+        reasonMessage: message.slice(0, 500),
+        paymentBatchId: null,
+      },
+    });
+    await addTimelineMany(db, [id], {
+      step: "pay",
+      outcome: "error",
+      errorCode: f?.errorCode ?? "intercepted",
+      requestId: f?.requestId,
+      message,
+    });
+  }
+  ctx.result.failed += ids.length;
+}
+
+/** Reasons the service gave per order id, from the several shapes it uses. */
+function reasonsById(data: Record<string, unknown>): Map<string, string> {
+  const out = new Map<string, string>();
+  const add = (id: unknown, msg: unknown) => {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const key = String(id);
+    const m = typeof msg === "string" && msg ? msg : "intercepted";
+    out.set(key, out.has(key) ? `${out.get(key)}; ${m}` : m);
+  };
+  for (const field of ["interceptOrders", "interceptOrderReasons"]) {
+    const list = data[field];
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      if (typeof item === "string" || typeof item === "number") {
+        if (!out.has(String(item))) add(item, "intercepted at confirmation");
+      } else if (item && typeof item === "object") {
+        const r = item as Record<string, unknown>;
+        add(r.orderId ?? r.svcOrderId ?? r.id, r.message ?? r.reason ?? r.meaning);
+      }
+    }
+  }
+  return out;
+}
+
+async function runBatch(ctx: RunCtx, batch: PaymentBatch): Promise<void> {
+  const db = ctx.deps.prisma;
+  let state = batch.state;
+  let current = batch;
+  for (let guard = 0; guard < 8; guard++) {
+    const orders = await batchOrders(db, current.id);
+    if (orders.length === 0 && state !== "paid") {
+      await setBatch(ctx, current.id, { state: "failed", error: "no order left in the batch" });
+      return;
+    }
+    const bySvc = new Map(orders.map((o) => [o.svcOrderId!, o.id]));
+    const svcIds = [...bySvc.keys()];
+    try {
+      switch (state) {
+        case "open": {
+          const r = await ctx.client.orders.addCart(svcIds);
+          const added = new Set(r.addSuccessOrders.map(String));
+          const why = reasonsById(r as Record<string, unknown>);
+          const out = orders.filter((o) => !added.has(o.svcOrderId!)).map((o) => o.id);
+          const whyByRow = new Map(
+            [...why].flatMap(([svc, m]) => (bySvc.get(svc) ? [[bySvc.get(svc)!, m]] : [])),
+          );
+          await dropFromBatch(ctx, out, "Not added to the service cart", whyByRow);
+          current = await setBatch(ctx, current.id, { state: "carted" });
+          await addTimelineMany(
+            db,
+            orders.filter((o) => added.has(o.svcOrderId!)).map((o) => o.id),
+            {
+              step: "cart",
+              outcome: "ok",
+              message: `Added to the service cart (batch of ${added.size}).`,
+            },
+          );
+          state = "carted";
+          break;
+        }
+        case "carted": {
+          // Lock the batch against a concurrent cancel: what is confirmed now gets paid.
+          const confirmIds = await db.$transaction(async (tx) => {
+            await tx.$queryRaw`SELECT "id" FROM "PaymentBatch" WHERE "id" = ${current.id} FOR UPDATE`;
+            await tx.paymentBatch.update({
+              where: { id: current.id },
+              data: { state: "confirming" },
+            });
+            return (await batchOrders(tx, current.id)).map((o) => o.svcOrderId!);
+          });
+          state = "confirming";
+          if (confirmIds.length === 0) {
+            await setBatch(ctx, current.id, {
+              state: "failed",
+              error: "every order left the batch",
+            });
+            return;
+          }
+          const r = await ctx.client.orders.addCartConfirm(confirmIds);
+          const shipmentOrderId = r.shipmentsId ?? null;
+          const why = reasonsById(r as Record<string, unknown>);
+          const intercepted = new Set(why.keys());
+          const rows = await batchOrders(db, current.id);
+          const out = rows.filter((o) => intercepted.has(o.svcOrderId!)).map((o) => o.id);
+          const whyByRow = new Map(
+            rows.filter((o) => why.has(o.svcOrderId!)).map((o) => [o.id, why.get(o.svcOrderId!)!]),
+          );
+          await dropFromBatch(ctx, out, "Intercepted by the service at confirmation", whyByRow);
+          if (!shipmentOrderId)
+            throw new SvcError({
+              operation: "addCartConfirm",
+              message: "no shipmentsId in the confirmation",
+            });
+          await db.$transaction([
+            db.paymentBatch.update({
+              where: { id: current.id },
+              data: { state: "confirmed", shipmentOrderId },
+            }),
+            db.shopOrder.updateMany({
+              where: {
+                paymentBatchId: current.id,
+                svcOrderId: { in: confirmIds.filter((id) => !intercepted.has(id)) },
+              },
+              data: { shipmentOrderId },
+            }),
+          ]);
+          current = { ...current, state: "confirmed", shipmentOrderId };
+          state = "confirmed";
+          break;
+        }
+        case "confirming": {
+          // The confirmation's outcome is unknown: still in the cart → confirm again.
+          const records = await ctx.client.orders.getOrdersDetail(svcIds);
+          const inCart = records.filter(
+            (r) => r.orderStatus === "IN_CART" || r.orderStatus === "CREATED",
+          );
+          if (inCart.length === records.length && records.length > 0) {
+            current = await setBatch(ctx, current.id, { state: "carted" });
+            state = "carted";
+            break;
+          }
+          // Confirmed, but the shipmentOrderId (only in the lost reply) is unknown.
+          const ids = orders.map((o) => o.id);
+          const message =
+            "The service confirmed the order but its reply was lost, so the parent order is unknown. Pay it in the service's console, then Retry.";
+          await db.shopOrder.updateMany({
+            where: { id: { in: ids } },
+            data: {
+              state: "FAILED",
+              reasonCode: "confirm_unknown",
+              reasonMessage: message,
+              paymentBatchId: null,
+            },
+          });
+          await addTimelineMany(db, ids, {
+            step: "confirm",
+            outcome: "error",
+            errorCode: "confirm_unknown",
+            message,
+          });
+          ctx.result.failed += ids.length;
+          await setBatch(ctx, current.id, {
+            state: "failed",
+            error: "confirmation outcome unknown",
+          });
+          return;
+        }
+        case "confirmed": {
+          const parent = await ctx.client.orders.saveGenerateParentOrder(current.shipmentOrderId!);
+          const payId = parent.payId ?? null;
+          const amount = parent.payAmount ?? parent.amount ?? parent.orderMoney ?? null;
+          await db.$transaction([
+            db.paymentBatch.update({
+              where: { id: current.id },
+              data: { state: "parented", payId, amount: amount ? toMoney(amount) : null },
+            }),
+            db.shopOrder.updateMany({ where: { paymentBatchId: current.id }, data: { payId } }),
+          ]);
+          current = {
+            ...current,
+            state: "parented",
+            payId,
+            amount: amount ? toMoney(amount) : null,
+          };
+          await addTimelineMany(
+            db,
+            orders.map((o) => o.id),
+            {
+              step: "parent",
+              outcome: "ok",
+              message: `Parent order ${parent.parentOrderId ?? parent.parentOrderNumber ?? current.shipmentOrderId} generated${amount ? `: ${toMoney(amount)} USD payable` : ""}.`,
+            },
+          );
+          state = "parented";
+          break;
+        }
+        case "parented": {
+          if (!current.isSandbox && current.amount) {
+            if (ctx.balance === null)
+              ctx.balance = toMoney((await ctx.client.payment.getBalance()).amount);
+            if (!ctx.reserved.has(current.id)) {
+              if (compareMoney(current.amount, ctx.balance) > 0) {
+                await holdBatchShort(
+                  ctx,
+                  current,
+                  orders.map((o) => o.id),
+                );
+                return;
+              }
+              ctx.balance = subtractMoney(ctx.balance, current.amount);
+              ctx.reserved.add(current.id);
+            }
+          }
+          current = await setBatch(ctx, current.id, { state: "paying" });
+          state = "paying";
+          await payOnce(
+            ctx,
+            current,
+            orders.map((o) => o.id),
+            false,
+          );
+          return;
+        }
+        case "paying": {
+          await payOnce(
+            ctx,
+            current,
+            orders.map((o) => o.id),
+            true,
+          );
+          return;
+        }
+        default:
+          return;
+      }
+    } catch (error) {
+      if (error instanceof SvcCartError || error instanceof SvcParamError) {
+        // Nothing in the batch could go on: every order leaves with the service's message.
+        await dropFromBatch(
+          ctx,
+          orders.map((o) => o.id),
+          "Refused by the service",
+          new Map(),
+          error,
+        );
+        await setBatch(ctx, current.id, {
+          state: "failed",
+          error: errorFields(error).message.slice(0, 500),
+        });
+        return;
+      }
+      if (error instanceof SvcError && error.outcomeUnknown && state === "confirming") {
+        // Resumed on the next run through the "confirming" check.
+        throw error;
+      }
+      const f = errorFields(error);
+      await addTimelineMany(
+        db,
+        orders.map((o) => o.id),
+        {
+          step: `pay:${state}`,
+          outcome: "error",
+          errorCode: f.errorCode,
+          requestId: f.requestId,
+          message: `Will try again: ${f.message}`,
+        },
+      );
+      throw error;
+    }
+  }
+}
+
+async function holdBatchShort(ctx: RunCtx, batch: PaymentBatch, orderIds: string[]) {
+  const db = ctx.deps.prisma;
+  const message = `The service balance (${ctx.balance} USD available) does not cover this payment batch (${batch.amount} USD for ${orderIds.length} order(s)). It is paid automatically once the balance is topped up.`;
+  const already = await db.shopOrder.count({
+    where: { id: { in: orderIds }, state: "HELD", reasonCode: "short_balance" },
+  });
+  await db.shopOrder.updateMany({
+    where: { id: { in: orderIds } },
+    data: { state: "HELD", reasonCode: "short_balance", reasonMessage: message },
+  });
+  if (already < orderIds.length) {
+    await addTimelineMany(db, orderIds, {
+      step: "pay",
+      outcome: "held",
+      errorCode: "short_balance",
+      message,
+    });
+  }
+  ctx.result.held += orderIds.length;
+  await scheduleRecheck(ctx);
+}
+
+/**
+ * payBalanceV2 at most once in effect. `resumed`: a previous attempt's outcome is unknown, so the
+ * orders' pay state is checked first.
+ */
+async function payOnce(ctx: RunCtx, batch: PaymentBatch, orderIds: string[], resumed: boolean) {
+  const db = ctx.deps.prisma;
+  const svcIds = (
+    await db.shopOrder.findMany({ where: { id: { in: orderIds } }, select: { svcOrderId: true } })
+  ).flatMap((o) => (o.svcOrderId ? [o.svcOrderId] : []));
+  const allPaid = async () => {
+    const records = await ctx.client.orders.getOrdersDetail(svcIds);
+    return (
+      records.length > 0 && records.every((r) => !UNPAID_STATUSES.includes(r.orderStatus ?? ""))
+    );
+  };
+  if (resumed && (await allPaid())) {
+    await markPaid(ctx, batch, orderIds, "found paid after an unknown outcome");
+    return;
+  }
+  try {
+    await ctx.client.payment.payBalanceV2(batch.shipmentOrderId!, batch.payId ?? undefined);
+  } catch (error) {
+    if (error instanceof SvcInsufficientBalanceError) {
+      await setBatch(ctx, batch.id, { state: "parented" });
+      ctx.balance = "0.00";
+      try {
+        ctx.balance = toMoney((await ctx.client.payment.getBalance()).amount);
+      } catch {
+        /* the message then shows 0.00 */
+      }
+      await holdBatchShort(ctx, batch, orderIds);
+      return;
+    }
+    if (error instanceof SvcError && error.outcomeUnknown) {
+      if (await allPaid()) {
+        await markPaid(ctx, batch, orderIds, "confirmed by a query after an unknown outcome");
+        return;
+      }
+      // Not paid: the batch stays "paying" and the next run checks again before paying.
+      throw error;
+    }
+    if (error instanceof SvcPaymentError) {
+      const f = errorFields(error);
+      const message = `The service refused the payment: ${f.message}. Check the account, then Retry.`;
+      await db.shopOrder.updateMany({
+        where: { id: { in: orderIds } },
+        data: {
+          state: "FAILED",
+          reasonCode: "payment_failed",
+          reasonMessage: message.slice(0, 500),
+        },
+      });
+      await addTimelineMany(db, orderIds, {
+        step: "pay",
+        outcome: "error",
+        errorCode: f.errorCode,
+        requestId: f.requestId,
+        message,
+      });
+      await setBatch(ctx, batch.id, { state: "failed", error: f.message.slice(0, 500) });
+      ctx.result.failed += orderIds.length;
+      return;
+    }
+    throw error;
+  }
+  await markPaid(ctx, batch, orderIds);
+}
+
+async function markPaid(ctx: RunCtx, batch: PaymentBatch, orderIds: string[], note?: string) {
+  const db = ctx.deps.prisma;
+  const now = new Date(ctx.deps.clock.now());
+  const flagged = await db.shopOrder.findMany({
+    where: { id: { in: orderIds }, flag: "cancel_requested" },
+    select: { id: true },
+  });
+  await db.$transaction([
+    db.paymentBatch.update({ where: { id: batch.id }, data: { state: "paid", paidAt: now } }),
+    db.shopOrder.updateMany({
+      where: { id: { in: orderIds } },
+      data: { state: "PAID", paidAt: now, reasonCode: null, reasonMessage: null },
+    }),
+    db.shopOrder.updateMany({
+      where: { id: { in: flagged.map((f) => f.id) } },
+      data: {
+        flag: "cancelled_after_payment",
+        reasonMessage:
+          "Cancelled in the shop while it was being paid: the service order is paid and will ship. The contract has no cancel call; open a dispute or contact the service.",
+      },
+    }),
+  ]);
+  await addTimelineMany(db, orderIds, {
+    step: "pay",
+    outcome: "ok",
+    message: `Paid from the balance${batch.isSandbox ? " (sandbox: nothing charged)" : ""} with parent ${batch.shipmentOrderId}${batch.amount ? ` (${batch.amount} USD for ${orderIds.length} order(s))` : ""}${note ? `, ${note}` : ""}.`,
+  });
+  ctx.result.batchesPaid += 1;
+  ctx.result.ordersPaid += orderIds.length;
+}

@@ -1,0 +1,579 @@
+/**
+ * Placing orders: a shop order webhook becomes a ShopOrder row (RECEIVED) and a place job; the
+ * job checks the holds (paused, no account, settings, review window, fraud risk, shipping data,
+ * unconnected lines), then creates the store-flow V3 order at the service. Each step's result is
+ * persisted before the next; the service orderNumber is stable, so a retry after an unknown
+ * outcome finds the order instead of creating it twice.
+ */
+import type { ShopOrder as OrderRow, ShopOrderLine as LineRow } from "@prisma/client";
+import { z } from "zod";
+import type { Db } from "../jobs/queue.server";
+import { getSettings, type ShopSettings } from "../settings.server";
+import type {
+  ShopOrder as ShopifyOrder,
+  ShopOrderLine as ShopifyLine,
+} from "../shop/gateway.server";
+import { parseOrderGid } from "../shop/ids";
+import type { CreateOrderV3Request, OrderLine } from "../svc/orders.server";
+import {
+  SvcAuthError,
+  SvcDuplicateOrderError,
+  SvcError,
+  SvcNotFoundError,
+  SvcParamError,
+  SvcPaymentError,
+  SvcQuotaError,
+} from "../svc/errors";
+import { toMoney } from "../svc/decimal";
+import type { FulfilmentDeps } from "./deps.server";
+import { cut, numericId, orderNumberFor, type ReasonCode, SELF_RELEASING } from "./model";
+import { schedulePay, schedulePlace } from "./schedule.server";
+import { addTimeline, errorFields } from "./timeline.server";
+
+// ---------------------------------------------------------------------------------------------
+// Receiving the shop's order webhook
+
+const idLike = z.union([z.number(), z.string()]).transform(String);
+
+/** The parts of the REST orders/* payload the pipeline reads (the rest comes from getOrder). */
+export const orderWebhookSchema = z
+  .object({
+    id: idLike,
+    name: z.string().nullish(),
+    created_at: z.string().nullish(),
+    cancelled_at: z.string().nullish(),
+    currency: z.string().nullish(),
+    customer: z.object({ id: idLike }).passthrough().nullish(),
+  })
+  .passthrough();
+
+export interface ReceiveResult {
+  orderId?: string;
+  created: boolean;
+  ignored?: string;
+}
+
+/**
+ * Stores the shop order (once) and schedules its placing after the review window. Runs inside
+ * the webhook job's transaction: the row and its job appear together or not at all.
+ */
+export async function receiveShopOrder(
+  db: Db,
+  input: { shopDomain: string; topic: string; payload: unknown; nowMs: number },
+): Promise<ReceiveResult> {
+  const parsed = orderWebhookSchema.safeParse(input.payload);
+  if (!parsed.success) return { created: false, ignored: "payload without an order id" };
+  const p = parsed.data;
+  const settings = await getSettings(db, input.shopDomain);
+  if (input.topic !== settings.trigger) {
+    return { created: false, ignored: `trigger is ${settings.trigger}` };
+  }
+  const existing = await db.shopOrder.findUnique({
+    where: { shopDomain_shopifyOrderId: { shopDomain: input.shopDomain, shopifyOrderId: p.id } },
+    select: { id: true },
+  });
+  if (existing) return { orderId: existing.id, created: false };
+  if (p.cancelled_at) return { created: false, ignored: "cancelled in the shop" };
+
+  const placeAfter =
+    settings.reviewWindowMinutes > 0
+      ? new Date(input.nowMs + settings.reviewWindowMinutes * 60_000)
+      : null;
+  const order = await db.shopOrder.create({
+    data: {
+      shopDomain: input.shopDomain,
+      shopifyOrderId: p.id,
+      shopifyOrderName: p.name ?? null,
+      orderNumber: orderNumberFor(input.shopDomain, p.id),
+      state: placeAfter ? "HELD" : "RECEIVED",
+      reasonCode: placeAfter ? "review_window" : null,
+      reasonMessage: placeAfter
+        ? `Waiting ${settings.reviewWindowMinutes} minutes (the review window) before sending it to the service.`
+        : null,
+      placeAfter,
+      isSandbox: settings.sandbox,
+      currency: p.currency ?? null,
+      customerId: p.customer?.id ?? null,
+    },
+  });
+  await addTimeline(db, order.id, {
+    step: "received",
+    outcome: placeAfter ? "held" : "info",
+    message: `Received from the shop (${input.topic}).${placeAfter ? ` Placed after ${placeAfter.toISOString()}.` : ""}`,
+  });
+  await schedulePlace(db, {
+    orderId: order.id,
+    shopDomain: input.shopDomain,
+    runAt: placeAfter ?? undefined,
+    key: "received",
+  });
+  return { orderId: order.id, created: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Placing
+
+export type PlaceResult =
+  | { outcome: "created"; svcOrderId: string | null }
+  | { outcome: "held"; reason: ReasonCode; retryAt?: Date }
+  | { outcome: "failed"; reason: ReasonCode }
+  | { outcome: "cancelled"; reason?: ReasonCode }
+  | { outcome: "skipped"; why: string };
+
+/** HELD reasons the place step acts on (others wait for the merchant or for the payment). */
+const PLACEABLE_HELD: string[] = [...SELF_RELEASING, "invalid_address"];
+
+export async function hold(
+  db: Db,
+  order: Pick<OrderRow, "id" | "state" | "reasonCode">,
+  reason: ReasonCode,
+  message: string,
+  extra: Partial<Pick<OrderRow, "placeAfter">> = {},
+): Promise<void> {
+  await db.shopOrder.update({
+    where: { id: order.id },
+    data: { state: "HELD", reasonCode: reason, reasonMessage: message, ...extra },
+  });
+  // One timeline entry per change, not per re-check.
+  if (order.state !== "HELD" || order.reasonCode !== reason) {
+    await addTimeline(db, order.id, { step: "hold", outcome: "held", errorCode: reason, message });
+  }
+}
+
+async function fail(db: Db, orderId: string, reason: ReasonCode, message: string, error?: unknown) {
+  await db.shopOrder.update({
+    where: { id: orderId },
+    data: { state: "FAILED", reasonCode: reason, reasonMessage: message },
+  });
+  const f = error ? errorFields(error) : undefined;
+  await addTimeline(db, orderId, {
+    step: "create",
+    outcome: "error",
+    errorCode: f?.errorCode ?? reason,
+    requestId: f?.requestId,
+    message: f ? `${message} (${f.message})` : message,
+  });
+}
+
+/** Has the merchant released this order (skip the review window and the risk hold)? */
+async function releasedByMerchant(db: Db, orderId: string): Promise<boolean> {
+  return (await db.timelineEntry.count({ where: { orderId, step: "release" } })) > 0;
+}
+
+export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise<PlaceResult> {
+  const db = deps.prisma;
+  const order = await db.shopOrder.findUnique({ where: { id: orderId } });
+  if (!order) return { outcome: "skipped", why: "order gone" };
+  const placeable =
+    order.state === "RECEIVED" ||
+    (order.state === "HELD" && PLACEABLE_HELD.includes(order.reasonCode ?? ""));
+  if (!placeable) return { outcome: "skipped", why: `state ${order.state}` };
+  const now = deps.clock.now();
+  const settings = await getSettings(db, order.shopDomain);
+  const released = await releasedByMerchant(db, order.id);
+
+  if (settings.paused) {
+    await hold(
+      db,
+      order,
+      "paused",
+      "The shop is paused in Settings: new orders wait until it is resumed.",
+    );
+    return { outcome: "held", reason: "paused" };
+  }
+  const account = await db.svcAccount.findUnique({
+    where: { shopDomain: order.shopDomain },
+    select: { id: true },
+  });
+  if (!account) {
+    await hold(
+      db,
+      order,
+      "no_account",
+      "No service account is connected: connect one in Settings and the order goes on.",
+    );
+    return { outcome: "held", reason: "no_account" };
+  }
+  if (!settings.logisticName) {
+    await hold(
+      db,
+      order,
+      "settings_incomplete",
+      "Choose the service's logistics method in Settings before orders can be placed.",
+    );
+    return { outcome: "held", reason: "settings_incomplete" };
+  }
+  if (order.placeAfter && order.placeAfter.getTime() > now && !released) {
+    await hold(
+      db,
+      order,
+      "review_window",
+      `Waiting for the review window: it goes to the service after ${order.placeAfter.toISOString()}.`,
+    );
+    return { outcome: "held", reason: "review_window", retryAt: order.placeAfter };
+  }
+
+  const gateway = await deps.shopFor(order.shopDomain);
+  const shopOrder = await gateway.getOrder(parseOrderGid(order.shopifyOrderId));
+  if (!shopOrder) {
+    await fail(db, order.id, "create_failed", "The order was not found in the shop.");
+    return { outcome: "failed", reason: "create_failed" };
+  }
+  if (shopOrder.cancelledAt) {
+    await db.shopOrder.update({
+      where: { id: order.id },
+      data: {
+        state: "CANCELLED",
+        cancelledAt: new Date(shopOrder.cancelledAt),
+        reasonCode: "cancelled_in_shop",
+        reasonMessage: "Cancelled in the shop before it was sent to the service.",
+      },
+    });
+    await addTimeline(db, order.id, {
+      step: "cancel",
+      outcome: "info",
+      message: "Cancelled in the shop before placing.",
+    });
+    return { outcome: "cancelled" };
+  }
+  if (
+    settings.holdRiskyOrders &&
+    !released &&
+    (shopOrder.riskRecommendation === "CANCEL" || shopOrder.riskRecommendation === "INVESTIGATE")
+  ) {
+    await hold(
+      db,
+      order,
+      "fraud_risk",
+      `Shopify's fraud analysis recommends ${shopOrder.riskRecommendation === "CANCEL" ? "cancelling" : "investigating"} this order. Review it, then Release or Cancel.`,
+    );
+    return { outcome: "held", reason: "fraud_risk" };
+  }
+
+  // The lines as the shop has them now (the webhook payload is only a hint).
+  const shippable = shopOrder.lines.filter((l) => l.requiresShipping && l.currentQuantity > 0);
+  if (shippable.length === 0) {
+    await db.shopOrder.update({
+      where: { id: order.id },
+      data: {
+        state: "CANCELLED",
+        reasonCode: "nothing_to_ship",
+        reasonMessage: "No line of this order needs shipping: nothing is sent to the service.",
+      },
+    });
+    await addTimeline(db, order.id, {
+      step: "create",
+      outcome: "info",
+      message: "No line needs shipping.",
+    });
+    return { outcome: "cancelled", reason: "nothing_to_ship" };
+  }
+  const lines = await saveLines(db, order, shopOrder, shippable);
+
+  const missing = missingShipping(shopOrder);
+  if (missing.length) {
+    await hold(
+      db,
+      order,
+      "invalid_address",
+      `The shipping address lacks: ${missing.join(", ")}. Correct it in the shop, then Retry.`,
+    );
+    return { outcome: "held", reason: "invalid_address" };
+  }
+  const unconnected = lines.filter((l) => !l.svcVid);
+  if (unconnected.length && settings.unconnectedLines === "hold") {
+    await hold(
+      db,
+      order,
+      "unconnected_lines",
+      `${unconnected.length} line(s) are not connected to a catalog product: ${unconnected
+        .map((l) => l.title + (l.variantTitle ? ` (${l.variantTitle})` : ""))
+        .join("; ")
+        .slice(0, 300)}. Connect them on the Products page and the order goes on.`,
+    );
+    return { outcome: "held", reason: "unconnected_lines" };
+  }
+
+  const request = buildCreateRequest(order, shopOrder, lines, settings, now);
+  await db.shopOrder.update({
+    where: { id: order.id },
+    data: {
+      svcAccountId: account.id,
+      isSandbox: settings.sandbox,
+      reasonCode: null,
+      reasonMessage: null,
+    },
+  });
+  return createAtService(deps, { ...order, svcAccountId: account.id }, request, settings);
+}
+
+async function createAtService(
+  deps: FulfilmentDeps,
+  order: OrderRow & { svcAccountId: string },
+  request: CreateOrderV3Request,
+  settings: ShopSettings,
+): Promise<PlaceResult> {
+  const db = deps.prisma;
+  const client = await deps.svcFor(order.svcAccountId);
+  let svcOrderId: string | null = null;
+  let amount: string | null = null;
+  let shipmentOrderId: string | null = null;
+  let note = "";
+  try {
+    const result = await client.orders.createOrderSafely(request);
+    if (result.creation) {
+      svcOrderId = result.creation.orderId ?? null;
+      amount = result.creation.orderAmount ?? null;
+      shipmentOrderId = result.creation.shipmentOrderId ?? null;
+      if (!svcOrderId) {
+        note = (result.creation.interceptOrderReasons ?? [])
+          .map((r) => r.message)
+          .filter(Boolean)
+          .join("; ");
+      }
+    } else if (result.existing) {
+      svcOrderId = result.existing.orderId ?? result.existing.svcOrderId ?? null;
+      amount = result.existing.orderAmount ?? null;
+      note = "found by its number after an unknown outcome";
+    }
+  } catch (error) {
+    if (error instanceof SvcDuplicateOrderError) {
+      // The number exists but no lookup finds it: a store-flow order waiting for connections.
+      note = "exists at the service and waits for its products to be connected";
+    } else if (
+      error instanceof SvcParamError ||
+      error instanceof SvcNotFoundError ||
+      error instanceof SvcPaymentError ||
+      error instanceof SvcQuotaError
+    ) {
+      await fail(
+        db,
+        order.id,
+        "create_failed",
+        "The service refused the order. Correct the cause, then Retry.",
+        error,
+      );
+      return { outcome: "failed", reason: "create_failed" };
+    } else if (error instanceof SvcAuthError) {
+      await fail(
+        db,
+        order.id,
+        "create_failed",
+        "The service refused the account's credentials: reconnect the account in Settings, then Retry.",
+        error,
+      );
+      return { outcome: "failed", reason: "create_failed" };
+    } else {
+      const f = errorFields(error);
+      await addTimeline(db, order.id, {
+        step: "create",
+        outcome: "error",
+        errorCode: f.errorCode,
+        requestId: f.requestId,
+        message: `Will try again: ${f.message}`,
+      });
+      throw error;
+    }
+  }
+  const waiting = !svcOrderId;
+  await db.shopOrder.update({
+    where: { id: order.id },
+    data: {
+      state: "CREATED",
+      svcOrderId,
+      amount: amount ? toMoney(amount) : null,
+      shipmentOrderId,
+      placedAt: new Date(deps.clock.now()),
+      reasonCode: waiting ? "waiting_connection" : null,
+      reasonMessage: waiting
+        ? `Created at the service, which keeps it among invalid orders until its products are connected${note ? ` (${note})` : ""}.`
+        : null,
+    },
+  });
+  await addTimeline(db, order.id, {
+    step: "create",
+    outcome: "ok",
+    message: svcOrderId
+      ? `Created at the service as ${svcOrderId}${amount ? ` (${toMoney(amount)} USD)` : ""}${note ? `, ${note}` : ""}.`
+      : `Created at the service without an order id yet${note ? `: ${note}` : ""}.`,
+  });
+  if (svcOrderId && settings.autoPay) {
+    await schedulePay(db, {
+      accountId: order.svcAccountId,
+      shopDomain: order.shopDomain,
+      nowMs: deps.clock.now(),
+      windowSeconds: settings.payBatchWindowSeconds,
+    });
+    await scheduleFullBatch(deps, order.svcAccountId, order.shopDomain, settings);
+  }
+  return { outcome: "created", svcOrderId };
+}
+
+/** A batch that is already full need not wait for the end of its window. */
+async function scheduleFullBatch(
+  deps: FulfilmentDeps,
+  accountId: string,
+  shopDomain: string,
+  settings: ShopSettings,
+) {
+  if (settings.payBatchWindowSeconds === 0) return;
+  const waiting = await deps.prisma.shopOrder.count({
+    where: {
+      svcAccountId: accountId,
+      state: "CREATED",
+      svcOrderId: { not: null },
+      paymentBatchId: null,
+    },
+  });
+  if (waiting > 0 && waiting % settings.payBatchSize === 0) {
+    await schedulePay(deps.prisma, {
+      accountId,
+      shopDomain,
+      nowMs: deps.clock.now(),
+      windowSeconds: settings.payBatchWindowSeconds,
+      now: true,
+      key: `full:${waiting}:${Math.floor(deps.clock.now() / 1000)}`,
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lines, connections and the request
+
+async function saveLines(
+  db: FulfilmentDeps["prisma"],
+  order: OrderRow,
+  shopOrder: ShopifyOrder,
+  shippable: ShopifyLine[],
+): Promise<LineRow[]> {
+  const variantIds = shippable.flatMap((l) =>
+    l.variantId ? [l.variantId, numericId(l.variantId) ?? l.variantId] : [],
+  );
+  const connections = await db.productConnection.findMany({
+    where: { shopDomain: order.shopDomain, shopifyVariantId: { in: variantIds } },
+  });
+  const vidOf = (variantId: string | null) => {
+    if (!variantId) return null;
+    const n = numericId(variantId);
+    return (
+      connections.find((c) => c.shopifyVariantId === variantId || c.shopifyVariantId === n)
+        ?.svcVid ?? null
+    );
+  };
+  const rows = shippable.map((l) => ({
+    shopifyLineItemId: numericId(l.id) ?? l.id,
+    shopifyProductId: numericId(l.productId) ?? null,
+    shopifyVariantId: numericId(l.variantId) ?? null,
+    sku: l.sku,
+    title: l.title,
+    variantTitle: l.variantTitle,
+    variantOptions: l.options.map((o) => o.value).join("-") || null,
+    image: l.imageUrl,
+    quantity: l.currentQuantity,
+    unitPrice: toMoney(l.unitPrice.amount),
+    requiresShipping: true,
+    svcVid: vidOf(l.variantId),
+  }));
+  await db.$transaction(async (tx) => {
+    for (const r of rows) {
+      await tx.shopOrderLine.upsert({
+        where: {
+          orderId_shopifyLineItemId: { orderId: order.id, shopifyLineItemId: r.shopifyLineItemId },
+        },
+        create: { orderId: order.id, ...r },
+        update: r,
+      });
+    }
+    await tx.shopOrderLine.deleteMany({
+      where: {
+        orderId: order.id,
+        shopifyLineItemId: { notIn: rows.map((r) => r.shopifyLineItemId) },
+      },
+    });
+    if (shopOrder.name && shopOrder.name !== order.shopifyOrderName) {
+      await tx.shopOrder.update({
+        where: { id: order.id },
+        data: { shopifyOrderName: shopOrder.name },
+      });
+    }
+  });
+  return db.shopOrderLine.findMany({
+    where: { orderId: order.id },
+    orderBy: { shopifyLineItemId: "asc" },
+  });
+}
+
+function recipientName(a: NonNullable<ShopifyOrder["shippingAddress"]>): string {
+  return [a.firstName, a.lastName].filter((x) => x && x.trim()).join(" ") || (a.company ?? "");
+}
+
+/** Required shipping fields of the contract that the shop order lacks (names of fields, no data). */
+export function missingShipping(o: ShopifyOrder): string[] {
+  const a = o.shippingAddress;
+  if (!a) return ["the whole shipping address"];
+  const missing: string[] = [];
+  if (!recipientName(a).trim()) missing.push("recipient name");
+  if (!a.address1?.trim() && !a.address2?.trim()) missing.push("street address");
+  if (!a.city?.trim()) missing.push("city");
+  if (!a.countryCode || !/^[A-Za-z]{2}$/.test(a.countryCode)) missing.push("country code");
+  if (!a.country?.trim() && !a.countryCode) missing.push("country");
+  return missing;
+}
+
+export function buildCreateRequest(
+  order: Pick<OrderRow, "orderNumber">,
+  shopOrder: ShopifyOrder,
+  lines: LineRow[],
+  settings: ShopSettings,
+  nowMs: number,
+): CreateOrderV3Request {
+  const a = shopOrder.shippingAddress!;
+  const street = a.address1?.trim() ? a.address1 : (a.address2 ?? "");
+  const street2 = a.address1?.trim() ? a.address2 : null;
+  const phone = a.phone ? a.phone.replace(/[^\d+]/g, "").slice(0, 20) : undefined;
+  const email = shopOrder.email && shopOrder.email.length <= 50 ? shopOrder.email : undefined;
+  const created = Date.parse(shopOrder.createdAt);
+  const products: OrderLine[] = lines.map((l) => ({
+    vid: cut(l.shopifyVariantId ?? l.svcVid ?? undefined, 50),
+    ...(l.shopifyVariantId ? {} : { sku: cut(l.sku, 50) }),
+    storeProductId: cut(l.shopifyProductId, 64),
+    storeProductImg: l.image && l.image.length <= 500 ? l.image : undefined,
+    storeLineItemId: cut(l.shopifyLineItemId, 125),
+    storeProductName: cut(l.title, 500),
+    storeSku: cut(l.sku, 60),
+    variantOptions: cut(l.variantOptions, 200),
+    quantity: l.quantity,
+    unitPrice: l.unitPrice,
+  }));
+  return {
+    orderNumber: order.orderNumber,
+    orderFlow: 2,
+    shippingCustomerName: cut(recipientName(a), 50)!,
+    shippingAddress: cut(street, 500)!,
+    shippingAddress2: cut(street2, 500),
+    shippingCity: cut(a.city, 50)!,
+    shippingProvince: cut(a.province || a.provinceCode || a.city, 50)!,
+    shippingCountryCode: a.countryCode!.toUpperCase(),
+    shippingCountry: cut(a.country || a.countryCode, 50)!,
+    shippingZip: cut(a.zip, 20),
+    shippingPhone: phone || undefined,
+    email,
+    logisticName: settings.logisticName,
+    fromCountryCode: settings.fromCountryCode,
+    shopLogisticsType: settings.shopLogisticsType as 1 | 2 | 3,
+    ...(settings.shopLogisticsType === 1 && settings.storageId
+      ? { storageId: settings.storageId }
+      : {}),
+    iossType: settings.iossType as 1 | 2 | 3,
+    ...(settings.iossNumber ? { iossNumber: settings.iossNumber } : {}),
+    storeOrderTime: Math.floor(Math.min(Number.isNaN(created) ? nowMs : created, nowMs) / 1000),
+    isSandbox: settings.sandbox ? 1 : 0,
+    platform: "Shopify",
+    products,
+  };
+}
+
+/** SvcError's requestId helper for callers outside this module. */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof SvcError ? error.retryable || error.outcomeUnknown : true;
+}

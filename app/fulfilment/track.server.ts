@@ -1,0 +1,475 @@
+/**
+ * Tracking back to the shop. A service event (ORDER, LOGISTIC, ORDERSPLIT) is only a hint: it
+ * names the orders to look at, and a track job (one at a time per shop order) fetches them with
+ * getOrderDetailBatch. When a service order has a tracking number, exactly the shop lines of
+ * that service order are fulfilled, once: the Shipment row records the fulfilment id as soon as
+ * Shopify returns it, and before creating one the shop's existing fulfilments are checked for
+ * the same tracking number (a crash between the two is then adopted, not repeated).
+ */
+import type { Prisma, Shipment, ShopOrder as OrderRow, ShopOrderLine } from "@prisma/client";
+import { z } from "zod";
+import { getSettings } from "../settings.server";
+import { ShopFulfillmentPlanError, ShopUserError } from "../shop/errors";
+import {
+  parseFulfillmentGid,
+  parseLineItemGid,
+  parseOrderGid,
+  type ShopifyFulfillmentGid,
+} from "../shop/ids";
+import { orderRecordSchema, type OrderRecord } from "../svc/orders.server";
+import type { FulfilmentDeps } from "./deps.server";
+import { optionsOf } from "./deps.server";
+import { schedulePay, scheduleTrack } from "./schedule.server";
+import { addTimeline, errorFields } from "./timeline.server";
+
+const TRACKABLE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
+
+// ---------------------------------------------------------------------------------------------
+// Service events → which orders to look at
+
+const idText = z.union([z.string(), z.number()]).transform(String);
+
+/** Every id-like value of an event's params (the shapes vary; DESIGN §8). */
+export function idsFromParams(params: unknown): string[] {
+  const out = new Set<string>();
+  const visit = (v: unknown, key: string, depth: number) => {
+    if (depth > 3 || v == null) return;
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x, key, depth + 1);
+      return;
+    }
+    if (typeof v === "object") {
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        if (k === "orderItems" || k === "productList" || k === "logisticsTrackEvents") continue;
+        visit(x, k, depth + 1);
+      }
+      return;
+    }
+    if (/(^order|Order)(Id|Ids|Number|Numbers|Code|Codes)$/.test(key)) {
+      const t = idText.safeParse(v);
+      if (t.success && t.data.trim() && t.data.length <= 200) out.add(t.data.trim());
+    }
+  };
+  let p = params;
+  if (typeof p === "string") {
+    try {
+      p = JSON.parse(p);
+    } catch {
+      return [];
+    }
+  }
+  visit(p, "", 0);
+  return [...out];
+}
+
+export interface SvcEventInput {
+  shopDomain: string;
+  type: string;
+  messageType?: string;
+  params: unknown;
+  eventKey: string;
+}
+
+/**
+ * Handles a service event: ORDER_CONNNECTED gives a store-flow order its id; anything else
+ * schedules a track job for each shop order the event names.
+ */
+export async function onSvcEvent(deps: FulfilmentDeps, ev: SvcEventInput) {
+  const db = deps.prisma;
+  const ids = idsFromParams(ev.params);
+  if (ids.length === 0) return { orders: 0, note: "no order id in the event" };
+  const account = await db.svcAccount.findUnique({
+    where: { shopDomain: ev.shopDomain },
+    select: { id: true },
+  });
+  if (ev.type === "ORDER" && ev.messageType === "ORDER_CONNNECTED") {
+    const connected = await adoptConnectedOrder(deps, ev.shopDomain, ids, account?.id ?? null);
+    if (connected) return { orders: 1, connected };
+  }
+  const fromShipments = await db.shipment.findMany({
+    where: { svcOrderId: { in: ids }, order: { shopDomain: ev.shopDomain } },
+    select: { orderId: true },
+  });
+  const orders = await db.shopOrder.findMany({
+    where: {
+      shopDomain: ev.shopDomain,
+      OR: [
+        { svcOrderId: { in: ids } },
+        { orderNumber: { in: ids } },
+        { id: { in: fromShipments.map((s) => s.orderId) } },
+      ],
+    },
+    select: { id: true, state: true, svcOrderId: true, svcAccountId: true },
+  });
+  let scheduled = 0;
+  for (const o of orders) {
+    if (TRACKABLE.includes(o.state)) {
+      await scheduleTrack(db, {
+        orderId: o.id,
+        shopDomain: ev.shopDomain,
+        key: `evt:${ev.eventKey}`,
+        hintIds: ids.filter((id) => id !== o.svcOrderId).slice(0, 20),
+      });
+      scheduled++;
+    } else if (o.state === "PAYING" && o.svcAccountId) {
+      // A payment update for a batch in flight: let the account's pay run look again.
+      await schedulePay(db, {
+        accountId: o.svcAccountId,
+        shopDomain: ev.shopDomain,
+        nowMs: deps.clock.now(),
+        windowSeconds: 0,
+        now: true,
+        key: `evt:${ev.eventKey}`,
+      });
+    }
+  }
+  return { orders: orders.length, scheduled };
+}
+
+/** The service order id of a store-flow order arrives once its products are connected. */
+async function adoptConnectedOrder(
+  deps: FulfilmentDeps,
+  shopDomain: string,
+  ids: string[],
+  accountId: string | null,
+): Promise<string | null> {
+  const db = deps.prisma;
+  const order = await db.shopOrder.findFirst({
+    where: {
+      shopDomain,
+      orderNumber: { in: ids },
+      svcOrderId: null,
+      state: { in: ["CREATED", "HELD", "FAILED"] },
+    },
+  });
+  if (!order) return null;
+  const svcOrderId = ids.find((id) => id !== order.orderNumber);
+  if (!svcOrderId) return null;
+  return setServiceOrderId(
+    deps,
+    order,
+    svcOrderId,
+    "the service's ORDER_CONNNECTED event",
+    accountId,
+  );
+}
+
+/** Records a late service order id (event or reconciler) and lets the payment go on. */
+export async function setServiceOrderId(
+  deps: FulfilmentDeps,
+  order: Pick<OrderRow, "id" | "shopDomain" | "svcAccountId">,
+  svcOrderId: string,
+  source: string,
+  accountId: string | null,
+  amount?: string | null,
+): Promise<string | null> {
+  const db = deps.prisma;
+  const n = await db.shopOrder.updateMany({
+    where: { id: order.id, svcOrderId: null },
+    data: {
+      svcOrderId,
+      state: "CREATED",
+      reasonCode: null,
+      reasonMessage: null,
+      ...(amount ? { amount } : {}),
+      ...(order.svcAccountId ? {} : accountId ? { svcAccountId: accountId } : {}),
+    },
+  });
+  if (n.count === 0) return null;
+  await addTimeline(db, order.id, {
+    step: "connected",
+    outcome: "ok",
+    message: `The service order id ${svcOrderId} is known (from ${source}).`,
+  });
+  const acc = order.svcAccountId ?? accountId;
+  const settings = await getSettings(db, order.shopDomain);
+  if (acc && settings.autoPay) {
+    await schedulePay(db, {
+      accountId: acc,
+      shopDomain: order.shopDomain,
+      nowMs: deps.clock.now(),
+      windowSeconds: settings.payBatchWindowSeconds,
+    });
+  }
+  return svcOrderId;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The track job
+
+export interface TrackResult {
+  records: number;
+  fulfilled: number;
+  updated: number;
+  delivered: number;
+  state?: string;
+}
+
+type OrderWithAll = OrderRow & { lines: ShopOrderLine[]; shipments: Shipment[] };
+
+/** Fetches the order's service orders (unless given, fresh) and writes what changed to the shop. */
+export async function trackOrder(
+  deps: FulfilmentDeps,
+  orderId: string,
+  opts: { hintIds?: string[]; records?: unknown } = {},
+): Promise<TrackResult> {
+  const db = deps.prisma;
+  const result: TrackResult = { records: 0, fulfilled: 0, updated: 0, delivered: 0 };
+  const order = await db.shopOrder.findUnique({
+    where: { id: orderId },
+    include: { lines: true, shipments: true },
+  });
+  if (!order || !TRACKABLE.includes(order.state) || !order.svcAccountId) return result;
+  const known = new Set(
+    [order.svcOrderId, ...order.shipments.map((s) => s.svcOrderId)].filter(Boolean) as string[],
+  );
+
+  let records: OrderRecord[];
+  const given = z.array(orderRecordSchema).safeParse(opts.records);
+  if (opts.records !== undefined && given.success) {
+    records = given.data;
+  } else {
+    const client = await deps.svcFor(order.svcAccountId);
+    const ids = [...new Set([...known, order.orderNumber, ...(opts.hintIds ?? [])])].slice(0, 100);
+    records = await client.orders.getOrderDetailBatch(ids);
+  }
+  const mine = records.filter(
+    (r) =>
+      (r.orderId && known.has(r.orderId)) ||
+      (r.svcOrderId && known.has(r.svcOrderId)) ||
+      r.orderNum === order.orderNumber ||
+      r.orderNumber === order.orderNumber ||
+      r.productList.some((l) => l.orderNumber === order.orderNumber),
+  );
+  result.records = mine.length;
+  if (mine.length === 0) return result;
+  const settings = await getSettings(db, order.shopDomain);
+  const single =
+    new Set(mine.map((r) => r.orderId ?? r.svcOrderId)).size === 1 && order.shipments.length <= 1;
+
+  for (const rec of mine) {
+    const r = await applyRecord(deps, order, rec, {
+      notifyCustomer: settings.notifyCustomer,
+      single,
+    });
+    result.fulfilled += r.fulfilled;
+    result.updated += r.updated;
+    result.delivered += r.delivered;
+  }
+  result.state = await settleState(deps, order.id);
+  if (result.delivered > 0 && optionsOf(deps).proofOfDelivery) {
+    await proofOfDelivery(deps, order.id, order.svcAccountId);
+  }
+  return result;
+}
+
+/** The shop lines (and quantities) a service order carries. */
+function linesOf(order: OrderWithAll, rec: OrderRecord, single: boolean) {
+  const byShopLine = new Map(order.lines.map((l) => [l.shopifyLineItemId, l]));
+  const out = new Map<string, number>();
+  for (const p of rec.productList) {
+    const id = p.storeLineItemId ?? undefined;
+    if (!id || !byShopLine.has(id)) continue;
+    out.set(id, (out.get(id) ?? 0) + (p.quantity ?? byShopLine.get(id)!.quantity));
+  }
+  if (out.size === 0 && single) {
+    for (const l of order.lines) out.set(l.shopifyLineItemId, l.quantity);
+  }
+  return [...out].map(([lineItemId, quantity]) => ({ lineItemId, quantity }));
+}
+
+async function applyRecord(
+  deps: FulfilmentDeps,
+  order: OrderWithAll,
+  rec: OrderRecord,
+  opts: { notifyCustomer: boolean; single: boolean },
+): Promise<{ fulfilled: number; updated: number; delivered: number }> {
+  const db = deps.prisma;
+  const out = { fulfilled: 0, updated: 0, delivered: 0 };
+  const svcOrderId = rec.orderId ?? rec.svcOrderId;
+  const trackNumber = rec.trackNumber?.trim();
+  if (!svcOrderId) return out;
+  let shipment = order.shipments.find((s) => s.svcOrderId === svcOrderId);
+  if (!trackNumber) {
+    // A split child without tracking yet: remember it so the reconciler asks for it.
+    if (!shipment && svcOrderId !== order.svcOrderId) {
+      shipment = await db.shipment.create({
+        data: { orderId: order.id, svcOrderId, lines: linesOf(order, rec, false) },
+      });
+      order.shipments.push(shipment);
+    }
+    return out;
+  }
+  const lines = linesOf(order, rec, opts.single);
+  const company = rec.trackingProvider || rec.logisticName || null;
+  const tracking = { number: trackNumber, url: rec.trackingUrl ?? null, company };
+  if (!shipment) {
+    shipment = await db.shipment.create({
+      data: {
+        orderId: order.id,
+        svcOrderId,
+        trackNumber,
+        trackingUrl: tracking.url,
+        logisticName: company,
+        lines,
+      },
+    });
+    order.shipments.push(shipment);
+    await addTimeline(db, order.id, {
+      step: "shipped",
+      outcome: "info",
+      message: `Shipped by the service (${svcOrderId}): ${company ?? "carrier"} ${trackNumber}.`,
+    });
+  } else if (shipment.trackNumber !== trackNumber || shipment.trackingUrl !== tracking.url) {
+    shipment = await db.shipment.update({
+      where: { id: shipment.id },
+      data: { trackNumber, trackingUrl: tracking.url, logisticName: company, lines },
+    });
+  }
+
+  if (order.flag === "fulfilment_conflict") return out;
+  const gateway = await deps.shopFor(order.shopDomain);
+  if (!shipment.shopifyFulfillmentId) {
+    const orderGid = parseOrderGid(order.shopifyOrderId);
+    const shopOrder = await gateway.getOrder(orderGid);
+    const existing = shopOrder?.fulfillments.filter(
+      (f) => f.status !== "CANCELLED" && f.tracking.some((t) => t.number === trackNumber),
+    );
+    let ids: ShopifyFulfillmentGid[];
+    let how: string;
+    if (existing && existing.length > 0) {
+      ids = existing.map((f) => f.id);
+      how = "found in the shop (written before a restart)";
+    } else {
+      try {
+        const created = await gateway.createFulfillment({
+          orderGid,
+          lineItems: lines.map((l) => ({
+            lineItemGid: parseLineItemGid(l.lineItemId),
+            quantity: l.quantity,
+          })),
+          tracking,
+          notifyCustomer: opts.notifyCustomer,
+          fulfillmentOrders: shopOrder?.fulfillmentOrders,
+        });
+        ids = created.map((c) => c.id);
+        how = `written to the shop${opts.notifyCustomer ? ", customer notified" : ""}`;
+      } catch (error) {
+        if (error instanceof ShopFulfillmentPlanError || error instanceof ShopUserError) {
+          const f = errorFields(error);
+          const message = `The shop refused the fulfilment of ${trackNumber} (the lines may have been fulfilled by hand): ${f.message}`;
+          await db.shopOrder.update({
+            where: { id: order.id },
+            data: { flag: "fulfilment_conflict", reasonMessage: message.slice(0, 500) },
+          });
+          await addTimeline(db, order.id, {
+            step: "fulfil",
+            outcome: "error",
+            errorCode: f.errorCode,
+            message,
+          });
+          return out;
+        }
+        throw error;
+      }
+    }
+    // Recorded at once: the next run updates this fulfilment and never creates another.
+    shipment = await db.shipment.update({
+      where: { id: shipment.id },
+      data: { shopifyFulfillmentId: ids.join(","), writtenTrackNumber: trackNumber },
+    });
+    for (const l of lines) {
+      await db.shopOrderLine.updateMany({
+        where: { orderId: order.id, shopifyLineItemId: l.lineItemId },
+        data: { fulfilledQuantity: { increment: l.quantity } },
+      });
+    }
+    await addTimeline(db, order.id, {
+      step: "fulfil",
+      outcome: "ok",
+      message: `Fulfilment with ${company ?? "tracking"} ${trackNumber} ${how} (${lines.length} line(s)).`,
+    });
+    out.fulfilled++;
+  } else if (shipment.writtenTrackNumber !== trackNumber) {
+    for (const id of shipment.shopifyFulfillmentId.split(",")) {
+      await gateway.updateTracking(parseFulfillmentGid(id), tracking, opts.notifyCustomer);
+    }
+    const before = shipment.writtenTrackNumber;
+    shipment = await db.shipment.update({
+      where: { id: shipment.id },
+      data: { writtenTrackNumber: trackNumber },
+    });
+    await addTimeline(db, order.id, {
+      step: "tracking",
+      outcome: "ok",
+      message: `Tracking changed from ${before ?? "none"} to ${trackNumber}; the shop's fulfilment is updated.`,
+    });
+    out.updated++;
+  }
+  if (rec.orderStatus === "DELIVERED" && !shipment.deliveredAt) {
+    await db.shipment.update({
+      where: { id: shipment.id },
+      data: { deliveredAt: new Date(deps.clock.now()) },
+    });
+    await addTimeline(db, order.id, {
+      step: "delivered",
+      outcome: "ok",
+      message: `Parcel ${trackNumber} delivered.`,
+    });
+    out.delivered++;
+  }
+  return out;
+}
+
+/** SHIPPED → FULFILLED → DELIVERED from the lines and parcels. */
+async function settleState(deps: FulfilmentDeps, orderId: string): Promise<string> {
+  const db = deps.prisma;
+  const o = await db.shopOrder.findUniqueOrThrow({
+    where: { id: orderId },
+    include: { lines: true, shipments: true },
+  });
+  const now = new Date(deps.clock.now());
+  const tracked = o.shipments.filter((s) => s.trackNumber);
+  const allLinesDone =
+    o.lines.length > 0 && o.lines.every((l) => l.fulfilledQuantity >= l.quantity);
+  const allDelivered = tracked.length > 0 && tracked.every((s) => s.deliveredAt);
+  let state = o.state;
+  if (allLinesDone && allDelivered) state = "DELIVERED";
+  else if (allLinesDone) state = "FULFILLED";
+  else if (tracked.length > 0) state = "SHIPPED";
+  if (state === o.state) return state;
+  const data: Prisma.ShopOrderUpdateInput = { state };
+  if (state === "FULFILLED" || state === "DELIVERED") data.fulfilledAt = o.fulfilledAt ?? now;
+  if (state === "DELIVERED") data.deliveredAt = now;
+  await db.shopOrder.update({ where: { id: orderId }, data });
+  return state;
+}
+
+async function proofOfDelivery(deps: FulfilmentDeps, orderId: string, accountId: string) {
+  const db = deps.prisma;
+  const shipments = await db.shipment.findMany({ where: { orderId, deliveredAt: { not: null } } });
+  if (shipments.length === 0) return;
+  try {
+    const client = await deps.svcFor(accountId);
+    const proofs = await client.orders.getProofOfDelivery([
+      ...new Set(shipments.map((s) => s.svcOrderId)),
+    ]);
+    const links = proofs.flatMap((p) => p.proofOfDeliveryList);
+    if (links.length) {
+      await addTimeline(db, orderId, {
+        step: "proof_of_delivery",
+        outcome: "info",
+        message: `Proof of delivery: ${links.join(" ").slice(0, 900)}`,
+      });
+    }
+  } catch (error) {
+    const f = errorFields(error);
+    await addTimeline(db, orderId, {
+      step: "proof_of_delivery",
+      outcome: "error",
+      errorCode: f.errorCode,
+      requestId: f.requestId,
+      message: f.message,
+    });
+  }
+}
