@@ -9,9 +9,8 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { PrismaClient } from "@prisma/client";
 import { pgAdapterFor } from "../app/db.server";
-import { applyMigrations } from "../app/db/migrations.server";
 import { runMultiWorker } from "../test/helpers/multi-worker";
-import { pgRunner, withPgClient } from "../test/helpers/pg";
+import { freshSchema } from "../test/helpers/pg";
 
 const { values } = parseArgs({
   options: {
@@ -21,19 +20,11 @@ const { values } = parseArgs({
   },
 });
 const server = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-const schema = `bench_${randomBytes(4).toString("hex")}`;
-
-await withPgClient(server, async (c) => {
-  await c.query(`CREATE SCHEMA "${schema}"`);
-  await c.query(`SET search_path TO "${schema}"`);
-  await applyMigrations(pgRunner(c));
-});
-const url = new URL(server);
-url.searchParams.set("schema", schema);
-const db = new PrismaClient({ adapter: pgAdapterFor(url.toString(), 4) });
+const fresh = await freshSchema(server, `bench_${randomBytes(4).toString("hex")}`);
+const db = new PrismaClient({ adapter: pgAdapterFor(fresh.url, 4) });
 try {
   const result = await runMultiWorker(db, {
-    url: url.toString(),
+    url: fresh.url,
     jobs: Number(values.jobs),
     workers: Number(values.workers),
     concurrency: Number(values.concurrency),
@@ -43,5 +34,5 @@ try {
   if (result.runTwice || result.neverRun || result.completed !== result.jobs) process.exitCode = 1;
 } finally {
   await db.$disconnect();
-  await withPgClient(server, (c) => c.query(`DROP SCHEMA "${schema}" CASCADE`));
+  await fresh.drop();
 }

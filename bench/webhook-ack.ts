@@ -18,8 +18,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { PrismaClient } from "@prisma/client";
 import { pgAdapterFor } from "../app/db.server";
-import { applyMigrations } from "../app/db/migrations.server";
-import { pgRunner, withPgClient } from "../test/helpers/pg";
+import { freshSchema } from "../test/helpers/pg";
 
 const { values } = parseArgs({
   options: {
@@ -52,17 +51,10 @@ let svcSecret: string | undefined;
 
 if (values.db === "postgres") {
   const server = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-  const schema = `bench_${randomBytes(4).toString("hex")}`;
-  await withPgClient(server, async (c) => {
-    await c.query(`CREATE SCHEMA "${schema}"`);
-    await c.query(`SET search_path TO "${schema}"`);
-    await applyMigrations(pgRunner(c));
-  });
-  const url = new URL(server);
-  url.searchParams.set("schema", schema);
-  env.DATABASE_URL = url.toString();
+  const fresh = await freshSchema(server, `bench_${randomBytes(4).toString("hex")}`);
+  env.DATABASE_URL = fresh.url;
   svcSecret = randomBytes(32).toString("base64url");
-  const db = new PrismaClient({ adapter: pgAdapterFor(url.toString(), 1) });
+  const db = new PrismaClient({ adapter: pgAdapterFor(fresh.url, 1) });
   await db.svcAccount.create({
     data: {
       shopDomain: SHOP,
@@ -72,9 +64,7 @@ if (values.db === "postgres") {
     },
   });
   await db.$disconnect();
-  cleanup = async () => {
-    await withPgClient(server, (c) => c.query(`DROP SCHEMA "${schema}" CASCADE`));
-  };
+  cleanup = fresh.drop;
 } else {
   const dir = mkdtempSync(join(tmpdir(), "bench-ack-"));
   env.PGLITE_DATA_DIR = join(dir, "pglite");

@@ -6,22 +6,18 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll } from "vitest";
-import { applyMigrations } from "../app/db/migrations.server";
-import { pgRunner, withPgClient } from "./helpers/pg";
+import { freshSchema } from "./helpers/pg";
 
 const serverUrl = process.env.TEST_DATABASE_URL;
-let schema: string | undefined;
+let dropSchema: (() => Promise<void>) | undefined;
 
 if (serverUrl) {
-  schema = `test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  await withPgClient(serverUrl, async (client) => {
-    await client.query(`CREATE SCHEMA "${schema}"`);
-    await client.query(`SET search_path TO "${schema}"`);
-    await applyMigrations(pgRunner(client));
-  });
-  const url = new URL(serverUrl);
-  url.searchParams.set("schema", schema);
-  process.env.DATABASE_URL = url.toString();
+  const fresh = await freshSchema(
+    serverUrl,
+    `test_${process.pid}_${randomBytes(4).toString("hex")}`,
+  );
+  dropSchema = fresh.drop;
+  process.env.DATABASE_URL = fresh.url;
   process.env.DATABASE_POOL_MAX = "4";
 } else {
   delete process.env.DATABASE_URL;
@@ -31,7 +27,5 @@ if (serverUrl) {
 afterAll(async () => {
   const { closeDatabase } = await import("../app/db.server");
   await closeDatabase();
-  if (serverUrl && schema) {
-    await withPgClient(serverUrl, (c) => c.query(`DROP SCHEMA "${schema}" CASCADE`));
-  }
+  await dropSchema?.();
 });

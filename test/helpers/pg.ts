@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { SqlRunner } from "../../app/db/migrations.server";
+import { applyMigrations, type SqlRunner } from "../../app/db/migrations.server";
 
 /** node-postgres as the migrator's SqlRunner. */
 export function pgRunner(client: pg.Client): SqlRunner {
@@ -19,4 +19,29 @@ export async function withPgClient<T>(url: string, fn: (client: pg.Client) => Pr
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Creates a fresh, migrated schema on a PostgreSQL server; returns a URL selecting it (the
+ * app's `?schema=` convention) and a function that drops it.
+ */
+export async function freshSchema(
+  serverUrl: string,
+  name: string,
+): Promise<{ url: string; schema: string; drop(): Promise<void> }> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad schema name ${name}`);
+  await withPgClient(serverUrl, async (client) => {
+    await client.query(`CREATE SCHEMA "${name}"`);
+    await client.query(`SET search_path TO "${name}"`);
+    await applyMigrations(pgRunner(client));
+  });
+  const url = new URL(serverUrl);
+  url.searchParams.set("schema", name);
+  return {
+    url: url.toString(),
+    schema: name,
+    drop: async () => {
+      await withPgClient(serverUrl, (c) => c.query(`DROP SCHEMA "${name}" CASCADE`));
+    },
+  };
 }
