@@ -175,7 +175,7 @@ export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHand
           await schedulePlace(ctx.prisma, {
             orderId,
             shopDomain: order.shopDomain,
-            runAt: r.retryAt,
+            delayMs: r.retryAt.getTime() - deps.clock.now(),
             key: `at:${r.retryAt.getTime()}`,
           });
         }

@@ -183,15 +183,15 @@ async function holdShort(
 
 async function scheduleRecheck(ctx: RunCtx) {
   const { balanceRecheckMs } = optionsOf(ctx.deps);
-  const at = ctx.deps.clock.now() + balanceRecheckMs;
-  ctx.result.recheckAt = new Date(at);
+  const now = ctx.deps.clock.now();
+  ctx.result.recheckAt = new Date(now + balanceRecheckMs);
   await schedulePay(ctx.deps.prisma, {
     accountId: ctx.accountId,
     shopDomain: ctx.shopDomain,
-    nowMs: at,
+    nowMs: now,
     windowSeconds: 0,
-    now: true,
-    key: `recheck:${Math.floor(at / balanceRecheckMs)}`,
+    delayMs: balanceRecheckMs,
+    key: `recheck:${Math.floor(now / balanceRecheckMs)}`,
   });
 }
 

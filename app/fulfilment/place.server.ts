@@ -104,7 +104,7 @@ export async function receiveShopOrder(
   await schedulePlace(db, {
     orderId: order.id,
     shopDomain: input.shopDomain,
-    runAt: placeAfter ?? undefined,
+    delayMs: placeAfter ? placeAfter.getTime() - input.nowMs : undefined,
     key: "received",
   });
   return { orderId: order.id, created: true };

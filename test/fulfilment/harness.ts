@@ -1,0 +1,270 @@
+/**
+ * End-to-end harness of the order pipeline over real HTTP:
+ *
+ *   shop simulator ──orders/* webhooks (HMAC)──▶ app routes (a node:http server around the
+ *   Remix actions) ──jobs──▶ pipeline ──▶ service simulator ──ORDER/LOGISTIC webhooks (sign)──▶
+ *   app route /webhooks/svc/<secret> ──jobs──▶ pipeline ──Admin GraphQL (library)──▶ shop sim
+ */
+import { randomBytes } from "node:crypto";
+import { type IncomingMessage, createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { Session } from "@shopify/shopify-api";
+import { prisma } from "../../app/db.server";
+import { fulfilmentHandlers } from "../../app/fulfilment/handlers.server";
+import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
+import { handlers } from "../../app/jobs/handlers.server";
+import { Worker } from "../../app/jobs/worker.server";
+import { action as ordersCancelled } from "../../app/routes/webhooks.orders.cancelled";
+import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
+import { action as ordersPaid } from "../../app/routes/webhooks.orders.paid";
+import { action as ordersUpdated } from "../../app/routes/webhooks.orders.updated";
+import { action as svcWebhook } from "../../app/routes/webhooks.svc.$secret";
+import { updateSettings } from "../../app/settings.server";
+import { shopGatewayFor } from "../../app/shop/index.server";
+import { sessionStorage } from "../../app/shopify.server";
+import { svcClientForAccount, type SvcClient } from "../../app/svc/client.server";
+import { saveApiKeyAccount } from "../../app/svc/tokens.server";
+import { callRoute } from "../helpers/remix";
+import { type ServiceSim, startServiceSim } from "../sim/service/index";
+import { type ShopifyRoute, routeShopifyToSim } from "../sim/shop/route-shopify";
+import { type ShopSim, type SimProduct, startShopSim } from "../sim/shop/server";
+
+export { prisma };
+
+const shopRoutes: Record<string, (args: ActionFunctionArgs) => unknown> = {
+  "/webhooks/orders/create": ordersCreate,
+  "/webhooks/orders/paid": ordersPaid,
+  "/webhooks/orders/cancelled": ordersCancelled,
+  "/webhooks/orders/updated": ordersUpdated,
+};
+
+async function toRequest(req: IncomingMessage, base: string): Promise<Request> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+  return new Request(new URL(req.url ?? "/", base), {
+    method: req.method,
+    headers,
+    body: req.method === "GET" ? undefined : Buffer.concat(chunks),
+  });
+}
+
+export interface Harness {
+  svc: ServiceSim;
+  shop: ShopSim;
+  appUrl: string;
+  shopDomain: string;
+  accountId: string;
+  simAccountId: string;
+  deps: FulfilmentDeps;
+  worker: Worker;
+  client: SvcClient;
+  /** Runs due jobs and the service's pending webhook deliveries until nothing moves. */
+  settle(maxRounds?: number): Promise<number>;
+  /** A shop product connected (app row + service connection) to a catalog variant. */
+  connectedProduct(title: string, price?: string): Promise<SimProduct>;
+  unconnectedProduct(title: string, price?: string): SimProduct;
+  connect(p: SimProduct): Promise<void>;
+  /** Places an order in the shop and posts its webhook to the app's route. */
+  order(
+    lines: { product: SimProduct; quantity: number }[],
+    opts?: { topic?: string; risk?: "LOW" | "MEDIUM" | "HIGH" },
+  ): Promise<{ shopOrderId: string; legacyId: number; lineIds: string[] }>;
+  row(legacyId: number): ReturnType<typeof findRow>;
+  close(): Promise<void>;
+}
+
+const findRow = (shopDomain: string, legacyId: number) =>
+  prisma.shopOrder.findUniqueOrThrow({
+    where: { shopDomain_shopifyOrderId: { shopDomain, shopifyOrderId: String(legacyId) } },
+    include: { lines: true, shipments: true, timeline: { orderBy: { id: "asc" } } },
+  });
+
+export async function startHarness(opts: {
+  shopDomain: string;
+  balance?: string;
+  settings?: Record<string, unknown>;
+  clientTimeoutMs?: number;
+}): Promise<Harness> {
+  const svc = await startServiceSim({ allowLoopbackWebhooks: true });
+  const webhookSecret = randomBytes(24).toString("base64url");
+
+  const app: Server = createServer((req, res) => {
+    const path = (req.url ?? "").split("?")[0]!;
+    void (async () => {
+      const request = await toRequest(req, "https://app.test");
+      let response: Response;
+      const svcMatch = /^\/webhooks\/svc\/([^/]+)$/.exec(path);
+      if (svcMatch) response = await callRoute(svcWebhook, request, { secret: svcMatch[1]! });
+      else if (shopRoutes[path]) response = await callRoute(shopRoutes[path], request);
+      else response = new Response("not found", { status: 404 });
+      res.writeHead(response.status).end(await response.text());
+    })().catch((e: unknown) => {
+      console.error("app route failed", e);
+      res.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((r) => app.listen(0, "127.0.0.1", r));
+  const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+
+  const shop = await startShopSim({ appUrl, apiSecret: "test-api-secret" });
+  const route: ShopifyRoute = routeShopifyToSim(shop.url);
+  const { accessToken } = shop.addShop(opts.shopDomain);
+  await sessionStorage.storeSession(
+    new Session({
+      id: `offline_${opts.shopDomain}`,
+      shop: opts.shopDomain,
+      state: "state",
+      isOnline: false,
+      accessToken,
+      scope: "read_orders,write_merchant_managed_fulfillment_orders",
+    }),
+  );
+  await updateSettings(prisma, opts.shopDomain, {
+    trigger: "orders/paid",
+    logisticName: "SvcPacket Ordinary",
+    fromCountryCode: "CN",
+    payBatchWindowSeconds: 0,
+    ...opts.settings,
+  });
+
+  const simAccount = svc.createAccount({
+    balance: opts.balance ?? "1000.00",
+    callsPerSecond: 50,
+    queryCallsPerSecond: 50,
+  });
+  const account = await saveApiKeyAccount(prisma, {
+    baseUrl: svc.url,
+    apiKey: simAccount.apiKey,
+    shopDomain: opts.shopDomain,
+    callsPerSecond: 50,
+    queryCallsPerSecond: 50,
+  });
+  await prisma.svcAccount.update({
+    where: { id: account.id },
+    data: { webhookSecret, openId: simAccount.openId },
+  });
+  const clock = {
+    now: () => svc.clock.now(),
+    sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms))),
+  };
+  const svcFor = (accountId: string) =>
+    svcClientForAccount(accountId, {
+      prisma,
+      clock,
+      timeoutMs: opts.clientTimeoutMs ?? 5_000,
+      retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
+      retrySleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      rateMarginMs: 5,
+    });
+  const client = await svcFor(account.id);
+  const hook = `${appUrl}/webhooks/svc/${webhookSecret}`;
+  await client.webhooks.set({
+    order: { type: "ENABLE", callbackUrls: [hook] },
+    logistics: { type: "ENABLE", callbackUrls: [hook] },
+  });
+
+  const deps: FulfilmentDeps = {
+    prisma,
+    svcFor,
+    shopFor: (d) => shopGatewayFor(d),
+    clock,
+    options: { balanceRecheckMs: 60_000 },
+  };
+  const worker = new Worker({
+    prisma,
+    handlers: { ...handlers, ...fulfilmentHandlers(() => deps) },
+    concurrency: 2,
+  });
+
+  const catalogVids = [...svc.state.catalog.variantByVid.values()]
+    .filter((v) => !v.removed)
+    .map((v) => v.vid);
+  let nextVid = 0;
+  let sku = 0;
+
+  const h: Harness = {
+    svc,
+    shop,
+    appUrl,
+    shopDomain: opts.shopDomain,
+    accountId: account.id,
+    simAccountId: simAccount.accountId,
+    deps,
+    worker,
+    client,
+    async settle(maxRounds = 30) {
+      let total = 0;
+      for (let i = 0; i < maxRounds; i++) {
+        await svc.deliverPendingWebhooks();
+        const ran = await worker.drain();
+        total += ran;
+        if (ran === 0) {
+          await svc.deliverPendingWebhooks();
+          if ((await worker.drain()) === 0) break;
+        }
+      }
+      return total;
+    },
+    unconnectedProduct(title, price = "25.00") {
+      sku++;
+      return shop.addProduct(opts.shopDomain, {
+        title,
+        image: `https://cdn.example.com/${sku}.png`,
+        optionNames: ["Size", "Color"],
+        variants: [{ sku: `SKU-${sku}`, price, options: ["M", "Blue"] }],
+      });
+    },
+    async connect(p) {
+      const vid = catalogVids[nextVid++ % catalogVids.length]!;
+      const v = p.variants[0]!;
+      await prisma.productConnection.create({
+        data: {
+          shopDomain: opts.shopDomain,
+          shopifyProductId: String(p.legacyId),
+          shopifyVariantId: String(v.legacyId),
+          sku: v.sku,
+          svcVid: vid,
+        },
+      });
+      svc.connectShopProduct(simAccount.accountId, String(p.legacyId), String(v.legacyId), vid);
+    },
+    async connectedProduct(title, price) {
+      const p = h.unconnectedProduct(title, price);
+      await h.connect(p);
+      return p;
+    },
+    async order(lines, o = {}) {
+      const placed = shop.placeOrder(opts.shopDomain, {
+        lines: lines.map((l) => ({ variantId: l.product.variants[0]!.id, quantity: l.quantity })),
+        risk: o.risk,
+      });
+      const res = await shop.sendWebhook(
+        opts.shopDomain,
+        o.topic ?? "orders/paid",
+        shop.orderWebhookPayload(opts.shopDomain, placed.id),
+      );
+      if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
+      return {
+        shopOrderId: placed.id,
+        legacyId: placed.legacyId,
+        lineIds: placed.lineItems.map((l) => String(l.legacyId)),
+      };
+    },
+    row: (legacyId) => findRow(opts.shopDomain, legacyId),
+    async close() {
+      route.restore();
+      await shop.close();
+      await svc.close();
+      app.closeAllConnections();
+      await new Promise((r) => app.close(r));
+    },
+  };
+  return h;
+}
+
+/** Calls of an operation at the service simulator for this account. */
+export const opCalls = (h: Harness, op: string) =>
+  h.svc.calls({ op, accountId: h.simAccountId }).length;
