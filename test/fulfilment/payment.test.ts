@@ -1,0 +1,113 @@
+/**
+ * Paying in batches: N orders cost N creates + 5 calls (balance, cart, confirm, parent, pay);
+ * a cancel before payment takes the order out of its batch; after payment it is flagged; a short
+ * balance holds the orders with the amounts, and a top-up lets them go on by themselves.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JOB } from "../../app/fulfilment/schedule.server";
+import { enqueue } from "../../app/jobs/queue.server";
+import { updateSettings } from "../../app/settings.server";
+import { type Harness, opCalls, prisma, startHarness } from "./harness";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({
+    shopDomain: "payments.myshopify.com",
+    balance: "1000.00",
+    settings: { payBatchWindowSeconds: 3600, payBatchSize: 50 },
+  });
+});
+afterAll(async () => h?.close());
+
+/** The pay run waits for its window: bring it forward. */
+async function closeWindow() {
+  await prisma.job.updateMany({
+    where: { kind: JOB.pay, state: "available" },
+    data: { runAt: new Date() },
+  });
+  await h.settle();
+}
+
+const CALLS = ["getBalance", "addCart", "addCartConfirm", "saveGenerateParentOrder", "payBalanceV2"];
+const callCounts = () => Object.fromEntries(CALLS.map((op) => [op, opCalls(h, op)]));
+
+describe("batched payment and cancellation", () => {
+  it("pays one batch for several orders; an order cancelled before payment leaves it", async () => {
+    const p = await h.connectedProduct("Batch Tee", "10.00");
+    const placed = [];
+    for (let i = 0; i < 4; i++) placed.push(await h.order([{ product: p, quantity: 1 }]));
+    await h.settle();
+    for (const o of placed) expect((await h.row(o.legacyId)).state).toBe("CREATED");
+    const before = callCounts();
+    const balanceBefore = h.svc.getBalance(h.simAccountId);
+
+    // The customer cancels the second order in the shop before the batch runs.
+    h.shop.cancelOrder(h.shopDomain, placed[1]!.shopOrderId);
+    const res = await h.shop.sendWebhook(
+      h.shopDomain,
+      "orders/cancelled",
+      h.shop.orderWebhookPayload(h.shopDomain, placed[1]!.shopOrderId),
+    );
+    expect(res.status).toBe(200);
+    await h.settle();
+    const cancelled = await h.row(placed[1]!.legacyId);
+    expect(cancelled.state).toBe("CANCELLED");
+    expect(cancelled.paymentBatchId).toBeNull();
+
+    await closeWindow();
+    const after = callCounts();
+    // One batch: one call of each step for three orders.
+    for (const op of CALLS) expect(after[op]! - before[op]!, op).toBe(1);
+    const paid = await Promise.all([0, 2, 3].map((i) => h.row(placed[i]!.legacyId)));
+    for (const r of paid) expect(r.state).toBe("PAID");
+    expect(new Set(paid.map((r) => r.paymentBatchId)).size).toBe(1);
+    expect(new Set(paid.map((r) => r.payId)).size).toBe(1);
+    // The cancelled order was never paid, and the balance went down by exactly three orders.
+    expect(h.svc.order(cancelled.svcOrderId!)!.paid).toBe(false);
+    const spent = paid.reduce((a, r) => a + Math.round(Number(r.amount) * 100), 0);
+    expect(Math.round(Number(balanceBefore) * 100) - Math.round(Number(h.svc.getBalance(h.simAccountId)) * 100)).toBe(spent);
+
+    // Cancelled after payment: flagged for the merchant, still paid.
+    h.shop.cancelOrder(h.shopDomain, placed[0]!.shopOrderId);
+    await h.shop.sendWebhook(
+      h.shopDomain,
+      "orders/cancelled",
+      h.shop.orderWebhookPayload(h.shopDomain, placed[0]!.shopOrderId),
+    );
+    await h.settle();
+    const flagged = await h.row(placed[0]!.legacyId);
+    expect(flagged.state).toBe("PAID");
+    expect(flagged.flag).toBe("cancelled_after_payment");
+  });
+
+  it("holds orders on a short balance with the amounts, and pays them after a top-up", async () => {
+    await updateSettings(prisma, h.shopDomain, { payBatchWindowSeconds: 0 });
+    h.svc.setBalance(h.simAccountId, "1.00");
+    const p = await h.connectedProduct("Pricey Lamp", "60.00");
+    const carts = opCalls(h, "addCart");
+    const placed = await h.order([{ product: p, quantity: 1 }]);
+    await h.settle();
+    let row = await h.row(placed.legacyId);
+    expect(row.state).toBe("HELD");
+    expect(row.reasonCode).toBe("short_balance");
+    expect(row.reasonMessage).toContain("1.00 USD");
+    expect(row.reasonMessage).toContain(`${row.amount} USD`);
+    expect(opCalls(h, "addCart")).toBe(carts);
+    expect(h.svc.order(row.svcOrderId!)!.paid).toBe(false);
+    // A re-check is scheduled on its own.
+    expect(
+      await prisma.job.count({ where: { kind: JOB.pay, state: "available", runAt: { gt: new Date() } } }),
+    ).toBeGreaterThan(0);
+
+    h.svc.setBalance(h.simAccountId, "200.00");
+    // The recurring reconciler (or the scheduled re-check) finds the money.
+    await enqueue(prisma, { kind: JOB.reconcile, idempotencyKey: "reconcile-after-topup" });
+    await h.settle();
+    row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+    expect(row.reasonCode).toBeNull();
+    expect(h.svc.getBalance(h.simAccountId)).toBe((200 - Number(row.amount)).toFixed(2));
+    expect(opCalls(h, "payBalanceV2")).toBeGreaterThan(0);
+    expect(row.timeline.filter((t) => t.step === "pay" && t.outcome === "ok")).toHaveLength(1);
+  });
+});
