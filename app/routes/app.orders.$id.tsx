@@ -1,0 +1,331 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import {
+  Form,
+  useActionData,
+  useLoaderData,
+  useNavigation,
+  useRevalidator,
+  useSearchParams,
+} from "@remix-run/react";
+import {
+  Badge,
+  Banner,
+  BlockStack,
+  Box,
+  Button,
+  Card,
+  DataTable,
+  InlineGrid,
+  InlineStack,
+  Layout,
+  Link as PolarisLink,
+  Page,
+  Text,
+} from "@shopify/polaris";
+import { useEffect } from "react";
+import { requireAdmin } from "../admin/context.server";
+import { orderAction } from "../admin/order-actions.server";
+import { orderDetail, proofOfDelivery } from "../admin/orders.server";
+import { FormStatus, type ActionData } from "../components/FormStatus";
+import { SandboxCard, ShipButton } from "../components/SandboxActions";
+import { StateBadge } from "../components/StateBadge";
+import { formatDateTime } from "../components/format";
+import { prisma } from "../db.server";
+
+export const loader = async ({ request, params }: LoaderFunctionArgs) => {
+  const { shop, sandbox } = await requireAdmin(request);
+  const order = await orderDetail(prisma, shop, params.id ?? "");
+  if (!order) throw new Response("Order not found", { status: 404 });
+  const delivered = order.state === "DELIVERED" || order.shipments.some((s) => s.deliveredAt);
+  const pod = delivered
+    ? await proofOfDelivery(prisma, shop, [
+        ...new Set(order.shipments.map((s) => s.svcOrderId).concat(order.svcOrderId ?? [])),
+      ])
+    : { links: [], error: null };
+  return { order, pod, sandbox };
+};
+
+export const action = async ({ request, params }: ActionFunctionArgs) => {
+  const { shop } = await requireAdmin(request);
+  return orderAction(prisma, shop, params.id ?? "", await request.formData());
+};
+
+const ACTIONS = [
+  { intent: "retry", label: "Retry", when: ["FAILED", "HELD", "PAID", "SHIPPED"] },
+  { intent: "hold", label: "Hold", when: ["RECEIVED", "HELD", "FAILED", "CREATED"] },
+  { intent: "release", label: "Release", when: ["HELD"] },
+  { intent: "cancel", label: "Cancel", when: ["RECEIVED", "HELD", "FAILED", "CREATED"] },
+] as const;
+
+export default function OrderPage() {
+  const { order, pod, sandbox } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>() as ActionData;
+  const busy = useNavigation().state !== "idle";
+  const revalidator = useRevalidator();
+  const [params] = useSearchParams();
+  useEffect(() => {
+    const t = setInterval(() => {
+      if (revalidator.state === "idle" && document.visibilityState === "visible") {
+        revalidator.revalidate();
+      }
+    }, 4000);
+    return () => clearInterval(t);
+  }, [revalidator]);
+  return (
+    <Page
+      title={`Order ${order.name}`}
+      titleMetadata={<StateBadge state={order.state} />}
+      backAction={{ content: "Orders", url: "/app/orders" }}
+    >
+      <Layout>
+        <Layout.Section>
+          <BlockStack gap="400">
+            {params.get("shipped") ? (
+              <Banner tone="info">
+                The service simulator shipped the order; tracking arrives with its webhook.
+              </Banner>
+            ) : null}
+            <FormStatus data={result} />
+            {order.reasonMessage || order.flag ? (
+              <Banner
+                tone={order.state === "FAILED" || order.flag ? "critical" : "warning"}
+                title={order.state === "HELD" ? "Held" : "Needs attention"}
+              >
+                <p>{order.flag ?? order.reasonMessage}</p>
+                {order.reasonCode ? (
+                  <Text as="p" tone="subdued">
+                    Reason code: {order.reasonCode}
+                  </Text>
+                ) : null}
+              </Banner>
+            ) : null}
+            <Card>
+              <BlockStack gap="300">
+                <Text as="h2" variant="headingMd">
+                  Actions
+                </Text>
+                <InlineStack gap="200">
+                  {ACTIONS.map((a) => (
+                    <Form method="post" key={a.intent}>
+                      <input type="hidden" name="intent" value={a.intent} />
+                      <Button
+                        submit
+                        disabled={busy || !(a.when as readonly string[]).includes(order.state)}
+                        tone={a.intent === "cancel" ? "critical" : undefined}
+                      >
+                        {a.label}
+                      </Button>
+                    </Form>
+                  ))}
+                </InlineStack>
+              </BlockStack>
+            </Card>
+            {sandbox ? (
+              <SandboxCard>
+                <ShipButton orderId={order.id} />
+                <Text as="span" tone="subdued">
+                  The service simulator ships the order and sends the LOGISTIC webhook.
+                </Text>
+              </SandboxCard>
+            ) : null}
+            <Card>
+              <BlockStack gap="300">
+                <Text as="h2" variant="headingMd">
+                  Tracking
+                </Text>
+                {order.shipments.length === 0 ? (
+                  <Text as="p" tone="subdued">
+                    No parcel yet.
+                  </Text>
+                ) : (
+                  order.shipments.map((s) => (
+                    <Box key={s.id} data-tracking={s.trackNumber ?? ""}>
+                      <InlineStack gap="200" blockAlign="center">
+                        <Text as="span" fontWeight="semibold">
+                          {s.trackNumber ?? "no number yet"}
+                        </Text>
+                        {s.logisticName ? <Text as="span">{s.logisticName}</Text> : null}
+                        {s.trackingUrl ? (
+                          <PolarisLink url={s.trackingUrl} target="_blank">
+                            Track the parcel
+                          </PolarisLink>
+                        ) : null}
+                        {s.written ? (
+                          <Badge tone="success">Sent to the shop</Badge>
+                        ) : (
+                          <Badge>Not in the shop yet</Badge>
+                        )}
+                        {s.deliveredAt ? (
+                          <Badge tone="success">{`Delivered ${formatDateTime(s.deliveredAt)}`}</Badge>
+                        ) : null}
+                      </InlineStack>
+                    </Box>
+                  ))
+                )}
+                {pod.links.length > 0 ? (
+                  <BlockStack gap="100">
+                    <Text as="h3" variant="headingSm">
+                      Proof of delivery
+                    </Text>
+                    {pod.links.map((l, i) => (
+                      <PolarisLink key={l} url={l} target="_blank">
+                        {`Proof ${i + 1}`}
+                      </PolarisLink>
+                    ))}
+                  </BlockStack>
+                ) : pod.error ? (
+                  <Text as="p" tone="subdued">
+                    Proof of delivery unavailable: {pod.error}
+                  </Text>
+                ) : null}
+              </BlockStack>
+            </Card>
+            <Card>
+              <BlockStack gap="300">
+                <Text as="h2" variant="headingMd">
+                  Timeline
+                </Text>
+                {order.timeline.length === 0 ? (
+                  <Text as="p" tone="subdued">
+                    Nothing yet.
+                  </Text>
+                ) : (
+                  <ol style={{ margin: 0, paddingLeft: 18 }}>
+                    {order.timeline.map((t) => (
+                      <li key={t.id} style={{ marginBottom: 8 }}>
+                        <InlineStack gap="200" blockAlign="center">
+                          <Text as="span" tone="subdued">
+                            {formatDateTime(t.at)}
+                          </Text>
+                          <Badge
+                            tone={
+                              t.outcome === "ok"
+                                ? "success"
+                                : t.outcome === "error"
+                                  ? "critical"
+                                  : t.outcome === "held"
+                                    ? "warning"
+                                    : undefined
+                            }
+                          >
+                            {t.step}
+                          </Badge>
+                          <Text as="span">{t.message ?? ""}</Text>
+                          {t.errorCode ? (
+                            <Text as="span" tone="critical">
+                              {t.errorCode}
+                            </Text>
+                          ) : null}
+                          {t.requestId ? (
+                            <Text as="span" tone="subdued">
+                              request {t.requestId}
+                            </Text>
+                          ) : null}
+                        </InlineStack>
+                      </li>
+                    ))}
+                  </ol>
+                )}
+              </BlockStack>
+            </Card>
+            <Card padding="0">
+              <DataTable
+                columnContentTypes={["text", "text", "numeric", "numeric", "text"]}
+                headings={["Item", "SKU", "Quantity", "Unit price", "Catalog variant"]}
+                rows={order.lines.map((l) => [
+                  l.variantTitle ? `${l.title} — ${l.variantTitle}` : l.title,
+                  l.sku ?? "—",
+                  l.quantity,
+                  l.unitPrice,
+                  l.svcVid ?? "not connected",
+                ])}
+              />
+            </Card>
+          </BlockStack>
+        </Layout.Section>
+        <Layout.Section variant="oneThird">
+          <BlockStack gap="400">
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  At the service
+                </Text>
+                <InlineGrid columns={2} gap="100">
+                  <Text as="span" tone="subdued">
+                    Order number
+                  </Text>
+                  <Text as="span">{order.orderNumber}</Text>
+                  <Text as="span" tone="subdued">
+                    Service order
+                  </Text>
+                  <Text as="span">{order.svcOrderId ?? "—"}</Text>
+                  <Text as="span" tone="subdued">
+                    Parent order
+                  </Text>
+                  <Text as="span">{order.shipmentOrderId ?? "—"}</Text>
+                  <Text as="span" tone="subdued">
+                    Sandbox
+                  </Text>
+                  <Text as="span">{order.isSandbox ? "yes (not charged)" : "no"}</Text>
+                </InlineGrid>
+              </BlockStack>
+            </Card>
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  Payment
+                </Text>
+                <InlineGrid columns={2} gap="100">
+                  <Text as="span" tone="subdued">
+                    Amount
+                  </Text>
+                  <Text as="span">
+                    {order.amount ? `${order.amount} ${order.currency ?? ""}` : "—"}
+                  </Text>
+                  <Text as="span" tone="subdued">
+                    Paid
+                  </Text>
+                  <Text as="span">{order.paidAt ? formatDateTime(order.paidAt) : "not yet"}</Text>
+                  <Text as="span" tone="subdued">
+                    Batch
+                  </Text>
+                  <Text as="span">
+                    {order.payment
+                      ? `${order.payment.state}${order.payment.error ? ` — ${order.payment.error}` : ""}`
+                      : "—"}
+                  </Text>
+                </InlineGrid>
+              </BlockStack>
+            </Card>
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  Dates
+                </Text>
+                {(
+                  [
+                    ["Received", order.createdAt],
+                    ["Placed", order.placedAt],
+                    ["Paid", order.paidAt],
+                    ["Tracking sent", order.fulfilledAt],
+                    ["Delivered", order.deliveredAt],
+                    ["Cancelled", order.cancelledAt],
+                  ] as const
+                )
+                  .filter(([, v]) => v)
+                  .map(([k, v]) => (
+                    <InlineStack key={k} align="space-between">
+                      <Text as="span" tone="subdued">
+                        {k}
+                      </Text>
+                      <Text as="span">{formatDateTime(v)}</Text>
+                    </InlineStack>
+                  ))}
+              </BlockStack>
+            </Card>
+          </BlockStack>
+        </Layout.Section>
+      </Layout>
+    </Page>
+  );
+}
