@@ -122,7 +122,12 @@ const percentile = (sorted: number[], p: number) =>
 
 const server: ChildProcess = spawn(
   process.execPath,
-  ["node_modules/@remix-run/serve/dist/cli.js", "build/index.js"],
+  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", to profile the server.
+  [
+    ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+    "node_modules/@remix-run/serve/dist/cli.js",
+    "build/index.js",
+  ],
   { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "ignore", "inherit"] },
 );
 try {
