@@ -79,7 +79,8 @@ export async function reconcileAccount(
       svcAccountId: accountId,
       state: { in: WATCHED },
       svcOrderId: { not: null },
-      flag: { not: "fulfilment_conflict" },
+      // (`not` alone would also drop the rows whose flag is NULL)
+      OR: [{ flag: null }, { flag: { not: "fulfilment_conflict" } }],
     },
     include: { shipments: true },
     orderBy: { updatedAt: "asc" },

@@ -28,13 +28,19 @@ async function closeWindow() {
   await h.settle();
 }
 
-const CALLS = ["getBalance", "addCart", "addCartConfirm", "saveGenerateParentOrder", "payBalanceV2"];
+const CALLS = [
+  "getBalance",
+  "addCart",
+  "addCartConfirm",
+  "saveGenerateParentOrder",
+  "payBalanceV2",
+];
 const callCounts = () => Object.fromEntries(CALLS.map((op) => [op, opCalls(h, op)]));
 
 describe("batched payment and cancellation", () => {
   it("pays one batch for several orders; an order cancelled before payment leaves it", async () => {
     const p = await h.connectedProduct("Batch Tee", "10.00");
-    const placed = [];
+    const placed: Awaited<ReturnType<Harness["order"]>>[] = [];
     for (let i = 0; i < 4; i++) placed.push(await h.order([{ product: p, quantity: 1 }]));
     await h.settle();
     for (const o of placed) expect((await h.row(o.legacyId)).state).toBe("CREATED");
@@ -65,7 +71,10 @@ describe("batched payment and cancellation", () => {
     // The cancelled order was never paid, and the balance went down by exactly three orders.
     expect(h.svc.order(cancelled.svcOrderId!)!.paid).toBe(false);
     const spent = paid.reduce((a, r) => a + Math.round(Number(r.amount) * 100), 0);
-    expect(Math.round(Number(balanceBefore) * 100) - Math.round(Number(h.svc.getBalance(h.simAccountId)) * 100)).toBe(spent);
+    expect(
+      Math.round(Number(balanceBefore) * 100) -
+        Math.round(Number(h.svc.getBalance(h.simAccountId)) * 100),
+    ).toBe(spent);
 
     // Cancelled after payment: flagged for the merchant, still paid.
     h.shop.cancelOrder(h.shopDomain, placed[0]!.shopOrderId);
@@ -96,7 +105,9 @@ describe("batched payment and cancellation", () => {
     expect(h.svc.order(row.svcOrderId!)!.paid).toBe(false);
     // A re-check is scheduled on its own.
     expect(
-      await prisma.job.count({ where: { kind: JOB.pay, state: "available", runAt: { gt: new Date() } } }),
+      await prisma.job.count({
+        where: { kind: JOB.pay, state: "available", runAt: { gt: new Date() } },
+      }),
     ).toBeGreaterThan(0);
 
     h.svc.setBalance(h.simAccountId, "200.00");
