@@ -19,7 +19,7 @@ export default defineConfig({
       SHOPIFY_API_SECRET: "test-api-secret",
       SHOPIFY_APP_URL: "https://app.test",
       ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: "error",
     },
   },
 });
