@@ -86,6 +86,10 @@ export async function onSvcEvent(deps: FulfilmentDeps, ev: SvcEventInput) {
     const connected = await adoptConnectedOrder(deps, ev.shopDomain, ids, account?.id ?? null);
     if (connected) return { orders: 1, connected };
   }
+  if (ev.type === "ORDER" && !mentionsShipping(ev.params)) {
+    // Creation and payment updates carry nothing to write to the shop: no fetch for them.
+    return { orders: 0, note: "no tracking in the event" };
+  }
   const fromShipments = await db.shipment.findMany({
     where: { svcOrderId: { in: ids }, order: { shopDomain: ev.shopDomain } },
     select: { orderId: true },
@@ -124,6 +128,18 @@ export async function onSvcEvent(deps: FulfilmentDeps, ev: SvcEventInput) {
     }
   }
   return { orders: orders.length, scheduled };
+}
+
+/** Does an ORDER event hint at a parcel (a tracking number, or a shipped/delivered status)? */
+function mentionsShipping(params: unknown): boolean {
+  const p = (typeof params === "object" && params ? params : {}) as Record<string, unknown>;
+  const tn = p.trackNumber ?? p.trackingNumber;
+  const status = typeof p.orderStatus === "string" ? p.orderStatus.toUpperCase() : "";
+  return (
+    (typeof tn === "string" && tn.trim() !== "") ||
+    ["SHIPPED", "DELIVERED"].includes(status) ||
+    !status
+  );
 }
 
 /** The service order id of a store-flow order arrives once its products are connected. */

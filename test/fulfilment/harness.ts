@@ -87,8 +87,12 @@ export async function startHarness(opts: {
   balance?: string;
   settings?: Record<string, unknown>;
   clientTimeoutMs?: number;
+  callsPerSecond?: number;
+  latencyMs?: number;
+  workerConcurrency?: number;
 }): Promise<Harness> {
-  const svc = await startServiceSim({ allowLoopbackWebhooks: true });
+  const svc = await startServiceSim({ allowLoopbackWebhooks: true, latencyMs: opts.latencyMs });
+  const cps = opts.callsPerSecond ?? 50;
   const webhookSecret = randomBytes(24).toString("base64url");
 
   const app: Server = createServer((req, res) => {
@@ -132,15 +136,15 @@ export async function startHarness(opts: {
 
   const simAccount = svc.createAccount({
     balance: opts.balance ?? "1000.00",
-    callsPerSecond: 50,
-    queryCallsPerSecond: 50,
+    callsPerSecond: cps,
+    queryCallsPerSecond: Math.max(2, cps),
   });
   const account = await saveApiKeyAccount(prisma, {
     baseUrl: svc.url,
     apiKey: simAccount.apiKey,
     shopDomain: opts.shopDomain,
-    callsPerSecond: 50,
-    queryCallsPerSecond: 50,
+    callsPerSecond: cps,
+    queryCallsPerSecond: Math.max(2, cps),
   });
   await prisma.svcAccount.update({
     where: { id: account.id },
@@ -176,7 +180,8 @@ export async function startHarness(opts: {
   const worker = new Worker({
     prisma,
     handlers: { ...handlers, ...fulfilmentHandlers(() => deps) },
-    concurrency: 2,
+    concurrency: opts.workerConcurrency ?? 2,
+    pollMs: 20,
   });
 
   const catalogVids = [...svc.state.catalog.variantByVid.values()]

@@ -1,0 +1,177 @@
+/**
+ * The order pipeline under load, end to end over real HTTP (the e2e harness of
+ * test/fulfilment): shop webhooks → place → pay in batches → ship at the service → LOGISTIC
+ * webhooks → fulfilments in the shop simulator. Prints one JSON object.
+ *
+ *   npx tsx bench/fulfilment.ts --orders 100 --shops 1 --latency 20 --calls 10 --batch 50
+ *
+ * Each shop has its own service account (and its own pair of simulators). Uses a fresh schema
+ * on BENCH_DATABASE_URL (default: the local server's `test` database), dropped afterwards.
+ */
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { freshSchema } from "../test/helpers/pg";
+
+const { values } = parseArgs({
+  options: {
+    orders: { type: "string", default: "100" },
+    shops: { type: "string", default: "1" },
+    latency: { type: "string", default: "20" },
+    calls: { type: "string", default: "10" },
+    batch: { type: "string", default: "50" },
+  },
+});
+const ORDERS = Number(values.orders);
+const SHOPS = Number(values.shops);
+const LATENCY = Number(values.latency);
+const CALLS = Number(values.calls);
+const BATCH = Number(values.batch);
+
+const server = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const fresh = await freshSchema(server, `bench_ful_${randomBytes(4).toString("hex")}`);
+Object.assign(process.env, {
+  DATABASE_URL: fresh.url,
+  DATABASE_POOL_MAX: "8",
+  NODE_ENV: "test",
+  SHOPIFY_API_KEY: "bench-api-key",
+  SHOPIFY_API_SECRET: "test-api-secret",
+  SHOPIFY_APP_URL: "https://app.test",
+  ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
+  LOG_LEVEL: "error",
+});
+
+const { startHarness, prisma } = await import("../test/fulfilment/harness");
+const { closeDatabase } = await import("../app/db.server");
+
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!);
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+try {
+  const perShop = Math.ceil(ORDERS / SHOPS);
+  const harnesses = [];
+  for (let i = 0; i < SHOPS; i++) {
+    harnesses.push(
+      await startHarness({
+        shopDomain: `bench-${i}.myshopify.com`,
+        balance: "1000000.00",
+        callsPerSecond: CALLS,
+        latencyMs: LATENCY,
+        workerConcurrency: 4,
+        settings: { payBatchSize: BATCH, payBatchWindowSeconds: 1 },
+      }),
+    );
+  }
+  const products = await Promise.all(
+    harnesses.map((h) => h.connectedProduct("Bench Tee", "10.00")),
+  );
+  const callsBefore = harnesses.map((h) => h.svc.calls({ accountId: h.simAccountId }).length);
+  for (const h of harnesses) h.worker.start();
+
+  const start = Date.now();
+  const placed: { h: (typeof harnesses)[number]; legacyId: number; shopOrderId: string }[] = [];
+  await Promise.all(
+    harnesses.map(async (h, i) => {
+      for (let n = 0; n < perShop && placed.length < ORDERS; n++) {
+        const o = await h.order([{ product: products[i]!, quantity: 1 }]);
+        placed.push({ h, legacyId: o.legacyId, shopOrderId: o.shopOrderId });
+      }
+    }),
+  );
+  const deadline = Date.now() + 600_000;
+  while (Date.now() < deadline) {
+    const paid = await prisma.shopOrder.count({ where: { state: "PAID" } });
+    if (paid >= placed.length) break;
+    await sleep(100);
+  }
+  const paidAllMs = Date.now() - start;
+  const paidRows = await prisma.shopOrder.findMany({ select: { createdAt: true, paidAt: true } });
+  const toPaid = paidRows
+    .filter((r) => r.paidAt)
+    .map((r) => r.paidAt!.getTime() - r.createdAt.getTime());
+  const callsToPaid = harnesses.reduce(
+    (a, h, i) => a + h.svc.calls({ accountId: h.simAccountId }).length - callsBefore[i]!,
+    0,
+  );
+
+  // Tracking: every service order ships; LOGISTIC webhooks bring it back.
+  const rows = await prisma.shopOrder.findMany({
+    select: { id: true, svcOrderId: true, shopDomain: true },
+  });
+  const shippedAt = new Map<string, number>();
+  for (const r of rows) {
+    const h = harnesses.find((x) => x.shopDomain === r.shopDomain)!;
+    if (!r.svcOrderId) continue;
+    h.svc.ship(r.svcOrderId, { trackNumber: `BT-${r.svcOrderId}` });
+    shippedAt.set(r.id, Date.now());
+  }
+  while (Date.now() < deadline) {
+    const done = await prisma.shopOrder.count({ where: { state: "FULFILLED" } });
+    if (done >= placed.length) break;
+    await sleep(100);
+  }
+  const fulfilled = await prisma.shopOrder.findMany({
+    where: { fulfilledAt: { not: null } },
+    select: { id: true, fulfilledAt: true },
+  });
+  const toFulfil = fulfilled.map((r) => r.fulfilledAt!.getTime() - (shippedAt.get(r.id) ?? 0));
+  for (const h of harnesses) await h.worker.stop(2000);
+
+  let duplicates = 0;
+  let doublePayments = 0;
+  let trackingWritten = 0;
+  for (const h of harnesses) {
+    const byNumber = new Map<string, number>();
+    for (const o of h.svc.orders({ accountId: h.simAccountId }))
+      byNumber.set(o.orderNumber, (byNumber.get(o.orderNumber) ?? 0) + 1);
+    duplicates += [...byNumber.values()].filter((n) => n > 1).length;
+    const amounts = await prisma.shopOrder.findMany({
+      where: {
+        shopDomain: h.shopDomain,
+        state: { in: ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"] },
+      },
+      select: { amount: true },
+    });
+    const expected = amounts.reduce((a, r) => a + Math.round(Number(r.amount) * 100), 0);
+    const spent = 100_000_000 - Math.round(Number(h.svc.getBalance(h.simAccountId)) * 100);
+    if (spent !== expected) doublePayments += 1;
+  }
+  for (const p of placed) {
+    trackingWritten += p.h.shop
+      .fulfillments(p.h.shopDomain, p.shopOrderId)
+      .filter((f) => f.tracking[0]?.number).length;
+  }
+  const lost = placed.length - (await prisma.shopOrder.count({ where: { state: "FULFILLED" } }));
+  const ordersPerSec = placed.length / (paidAllMs / 1000);
+  const ceiling = CALLS * SHOPS;
+  console.log(
+    JSON.stringify({
+      bench: "fulfilment",
+      orders: placed.length,
+      shops: SHOPS,
+      accounts: SHOPS,
+      simulated_latency_ms: LATENCY,
+      account_calls_per_sec: CALLS,
+      batch_size: BATCH,
+      orders_per_sec: Math.round(ordersPerSec * 100) / 100,
+      ceiling_orders_per_sec: ceiling,
+      pct_of_ceiling: Math.round((ordersPerSec / ceiling) * 1000) / 10,
+      svc_calls_per_order: Math.round((callsToPaid / placed.length) * 1000) / 1000,
+      p50_order_to_paid_ms: pct(toPaid, 50),
+      p99_order_to_paid_ms: pct(toPaid, 99),
+      p50_logistics_webhook_to_fulfilment_ms: pct(toFulfil, 50),
+      rss_mb: Math.round(process.memoryUsage().rss / 1e6),
+      lost,
+      duplicate_orders: duplicates,
+      double_payments: doublePayments,
+      tracking_written: trackingWritten,
+    }),
+  );
+  for (const h of harnesses) await h.close();
+} finally {
+  await closeDatabase().catch(() => {});
+  await fresh.drop();
+}
