@@ -239,9 +239,8 @@ export class Worker {
     try {
       if (!handler) throw new PermanentJobError(`No handler for job kind "${job.kind}"`);
       const result = await handler(ctx);
-      if (!committed) {
-        await this.prisma.$transaction((tx) => complete(tx, job, this.id, result ?? null));
-      }
+      // One UPDATE is atomic on its own: no transaction (and its round trips) needed.
+      if (!committed) await complete(this.prisma, job, this.id, result ?? null);
     } catch (error) {
       if (error instanceof LeaseLostError) {
         this.log("warn", "lease lost; another worker runs the job", { jobId: String(job.id) });
