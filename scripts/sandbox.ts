@@ -113,10 +113,16 @@ await prisma.session.upsert({
   },
   update: { accessToken },
 });
+// Sandbox orders (nothing charged), a logistics method the simulator knows, short pay batches.
+const demoSettings = {
+  sandbox: true,
+  logisticName: "SvcPacket Ordinary",
+  payBatchWindowSeconds: 5,
+};
 await prisma.shop.upsert({
   where: { domain: DEMO_SHOP },
-  create: { domain: DEMO_SHOP },
-  update: { uninstalledAt: null },
+  create: { domain: DEMO_SHOP, settings: demoSettings },
+  update: { uninstalledAt: null, settings: demoSettings },
 });
 
 // 5. HTTP: the build's assets from public/, everything else to Remix.

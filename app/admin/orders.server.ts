@@ -3,22 +3,9 @@ import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { describeSvcError, clientForShop } from "./account.server";
 
-export const ORDER_STATES = [
-  "RECEIVED",
-  "HELD",
-  "CREATED",
-  "PAYING",
-  "PAID",
-  "SHIPPED",
-  "FULFILLED",
-  "DELIVERED",
-  "FAILED",
-  "CANCELLED",
-] as const;
-export type OrderStateName = (typeof ORDER_STATES)[number];
+import { ORDER_STATES, type OrderStateName, PROBLEM_STATES } from "./order-states";
 
-/** States that need the merchant. */
-export const PROBLEM_STATES: OrderStateName[] = ["HELD", "FAILED"];
+export { ORDER_STATES, PROBLEM_STATES, type OrderStateName };
 
 const listQuery = z.object({
   state: z.enum(ORDER_STATES).optional().catch(undefined),

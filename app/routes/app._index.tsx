@@ -13,7 +13,7 @@ import {
 } from "@shopify/polaris";
 import { requireAdmin } from "../admin/context.server";
 import { dashboardData } from "../admin/dashboard.server";
-import { ORDER_STATES } from "../admin/orders.server";
+import { ORDER_STATES } from "../admin/order-states";
 import { OrdersChart } from "../components/OrdersChart";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
 import { StateBadge } from "../components/StateBadge";

@@ -11,7 +11,6 @@ import {
   Badge,
   Banner,
   BlockStack,
-  Box,
   Button,
   Card,
   DataTable,
@@ -74,7 +73,11 @@ export default function OrderPage() {
   return (
     <Page
       title={`Order ${order.name}`}
-      titleMetadata={<StateBadge state={order.state} />}
+      titleMetadata={
+        <span data-order-state={order.state}>
+          <StateBadge state={order.state} />
+        </span>
+      }
       backAction={{ content: "Orders", url: "/app/orders" }}
     >
       <Layout>
@@ -139,7 +142,7 @@ export default function OrderPage() {
                   </Text>
                 ) : (
                   order.shipments.map((s) => (
-                    <Box key={s.id} data-tracking={s.trackNumber ?? ""}>
+                    <div key={s.id} data-tracking={s.trackNumber ?? ""}>
                       <InlineStack gap="200" blockAlign="center">
                         <Text as="span" fontWeight="semibold">
                           {s.trackNumber ?? "no number yet"}
@@ -159,7 +162,7 @@ export default function OrderPage() {
                           <Badge tone="success">{`Delivered ${formatDateTime(s.deliveredAt)}`}</Badge>
                         ) : null}
                       </InlineStack>
-                    </Box>
+                    </div>
                   ))
                 )}
                 {pod.links.length > 0 ? (

@@ -14,7 +14,8 @@ import {
 } from "@shopify/polaris";
 import { useEffect } from "react";
 import { requireAdmin } from "../admin/context.server";
-import { ORDER_STATES, listOrders } from "../admin/orders.server";
+import { ORDER_STATES } from "../admin/order-states";
+import { listOrders } from "../admin/orders.server";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
 import { STATE_LABELS, StateBadge } from "../components/StateBadge";
 import { formatDateTime } from "../components/format";

@@ -217,15 +217,17 @@ function BulkCard({
               progress={pct}
               tone={bulk.state === "dead" ? "critical" : running ? "highlight" : "success"}
             />
-            <Text as="p" data-bulk-state={bulk.state}>
-              {running
-                ? p
-                  ? `${p.phase === "counting" ? "Counting variants…" : "Matching…"} ${p.processed} of ${p.total}`
-                  : "Starting…"
-                : bulk.state === "completed"
-                  ? `Done: ${p?.connected ?? 0} connected, ${p?.alreadyConnected ?? 0} already connected, ${p?.noMatch ?? 0} without a catalog match, ${p?.noSku ?? 0} without SKU${p?.failed ? `, ${p.failed} failed` : ""}.`
-                  : `Stopped: ${bulk.lastError ?? bulk.state}`}
-            </Text>
+            <div data-bulk-state={bulk.state}>
+              <Text as="p">
+                {running
+                  ? p
+                    ? `${p.phase === "counting" ? "Counting variants…" : "Matching…"} ${p.processed} of ${p.total}`
+                    : "Starting…"
+                  : bulk.state === "completed"
+                    ? `Done: ${p?.connected ?? 0} connected, ${p?.alreadyConnected ?? 0} already connected, ${p?.noMatch ?? 0} without a catalog match, ${p?.noSku ?? 0} without SKU${p?.failed ? `, ${p.failed} failed` : ""}.`
+                    : `Stopped: ${bulk.lastError ?? bulk.state}`}
+              </Text>
+            </div>
             {p?.errors.length ? (
               <Banner tone="warning">
                 {p.errors.slice(0, 5).map((e) => (

@@ -1,0 +1,17 @@
+/** The pipeline's states as the pages show them (shared by server and browser code). */
+export const ORDER_STATES = [
+  "RECEIVED",
+  "HELD",
+  "CREATED",
+  "PAYING",
+  "PAID",
+  "SHIPPED",
+  "FULFILLED",
+  "DELIVERED",
+  "FAILED",
+  "CANCELLED",
+] as const;
+export type OrderStateName = (typeof ORDER_STATES)[number];
+
+/** States that need the merchant. */
+export const PROBLEM_STATES: OrderStateName[] = ["HELD", "FAILED"];
