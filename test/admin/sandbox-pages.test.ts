@@ -1,0 +1,239 @@
+/**
+ * The admin pages' loaders and actions through their routes, signed in by the sandbox cookie
+ * (SANDBOX=1, as `npm run sandbox` runs), against the service simulator: bad form input is
+ * answered by field and changes nothing; secrets never reach a page's data.
+ */
+import type { PrismaClient } from "@prisma/client";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServiceSim, startServiceSim } from "../sim/service";
+import { callRoute } from "../helpers/remix";
+
+const SHOP = "pages-test.myshopify.com";
+const UA = "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36";
+type Route = (args: ActionFunctionArgs | LoaderFunctionArgs) => unknown;
+
+let sim: ServiceSim;
+let prisma: PrismaClient;
+let cookie: string;
+let apiKey: string;
+let routes: {
+  signin: Route;
+  settingsLoader: Route;
+  settingsAction: Route;
+  productsAction: Route;
+  dashboard: Route;
+};
+
+async function call(route: Route, path: string, form?: Record<string, string>) {
+  const init: RequestInit = { headers: { cookie, "user-agent": UA } };
+  if (form) {
+    init.method = "POST";
+    init.body = new URLSearchParams(form);
+  }
+  const r = await callRoute(route, new Request(`http://localhost:3000${path}`, init));
+  return { status: r.status, text: await r.text(), headers: r.headers };
+}
+
+const post = async (route: Route, path: string, form: Record<string, string>) =>
+  JSON.parse((await call(route, path, form)).text) as {
+    ok: boolean;
+    errors?: Record<string, string>;
+    message?: string;
+  };
+
+beforeAll(async () => {
+  sim = await startServiceSim({ allowLoopbackWebhooks: true });
+  apiKey = sim.createAccount({ balance: "120.00" }).apiKey;
+  process.env.SANDBOX = "1";
+  process.env.SVC_BASE_URL = sim.url;
+  process.env.SHOPIFY_APP_URL = "http://localhost:3000";
+  ({ prisma } = await import("../../app/db.server"));
+  const [signin, settings, products, dashboard] = await Promise.all([
+    import("../../app/routes/sandbox.signin"),
+    import("../../app/routes/app.settings"),
+    import("../../app/routes/app.products"),
+    import("../../app/routes/app._index"),
+  ]);
+  routes = {
+    signin: signin.loader as Route,
+    settingsLoader: settings.loader as Route,
+    settingsAction: settings.action as Route,
+    productsAction: products.action as Route,
+    dashboard: dashboard.loader as Route,
+  };
+  await prisma.session.create({
+    data: {
+      id: `offline_${SHOP}`,
+      shop: SHOP,
+      state: "x",
+      isOnline: false,
+      accessToken: "shpat_test",
+      scope: "read_orders",
+    },
+  });
+  await prisma.shop.create({ data: { domain: SHOP } });
+});
+
+afterAll(async () => {
+  await sim?.close();
+});
+
+describe("the sandbox sign-in", () => {
+  it("signs the shop in with a signed cookie and opens the app", async () => {
+    const r = await callRoute(routes.signin, new Request("http://localhost:3000/sandbox/signin"));
+    expect(r.status).toBe(302);
+    expect(r.headers.get("location")).toBe("/app");
+    const setCookie = r.headers.get("set-cookie") ?? "";
+    expect(setCookie).toMatch(/^sandbox_shop=/);
+    expect(setCookie).toMatch(/HttpOnly/i);
+    cookie = setCookie.split(";")[0]!;
+    const page = await call(routes.dashboard, "/app");
+    expect(page.status).toBe(200);
+  });
+
+  it("sends a forged or edited cookie back to the sign-in", async () => {
+    const forged = `sandbox_shop=${Buffer.from(JSON.stringify({ shop: SHOP })).toString("base64")}`;
+    const r = await callRoute(
+      routes.dashboard,
+      new Request("http://localhost:3000/app", { headers: { cookie: forged } }),
+    );
+    expect(r.status).toBe(302);
+    expect(r.headers.get("location")).toBe("/sandbox/signin");
+  });
+});
+
+describe("settings", () => {
+  it("answers bad settings by field and changes nothing", async () => {
+    const before = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+    const r = await post(routes.settingsAction, "/app/settings", {
+      intent: "save-settings",
+      trigger: "orders/paid",
+      reviewWindowMinutes: "-5",
+      payBatchSize: "1000",
+      fromCountryCode: "USA",
+      iossType: "2",
+      iossNumber: "",
+      shopLogisticsType: "2",
+    });
+    expect(r.ok).toBe(false);
+    expect(Object.keys(r.errors!).sort()).toEqual(
+      ["fromCountryCode", "iossNumber", "payBatchSize", "reviewWindowMinutes"].sort(),
+    );
+    const after = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+    expect(after.settings).toEqual(before.settings);
+    expect(after.updatedAt).toEqual(before.updatedAt);
+  });
+
+  it("refuses a malformed or unknown API key by its field and stores nothing", async () => {
+    const short = await post(routes.settingsAction, "/app/settings", {
+      intent: "connect-key",
+      apiKey: "abc",
+    });
+    expect(short.errors).toEqual({ apiKey: "The API key is at least 8 characters" });
+    const unknown = await post(routes.settingsAction, "/app/settings", {
+      intent: "connect-key",
+      apiKey: "SVCAPI@ACC999999@0000000000000000",
+    });
+    expect(unknown.errors?.apiKey).toMatch(/refused/);
+    expect(await prisma.svcAccount.count({ where: { shopDomain: SHOP } })).toBe(0);
+  });
+
+  it("connects with a good key, registers the webhooks, and never shows a secret", async () => {
+    const r = await post(routes.settingsAction, "/app/settings", {
+      intent: "connect-key",
+      apiKey,
+    });
+    expect(r).toMatchObject({ ok: true, message: "Connected to the service" });
+    const account = await prisma.svcAccount.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    expect(account.apiKeyEnc).not.toContain(apiKey);
+    expect(account.webhookSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(account.webhookRegisteredAt).not.toBeNull();
+    expect(sim.calls({ op: "webhookSet" }).length).toBe(1);
+
+    const page = await call(routes.settingsLoader, "/app/settings");
+    expect(page.status).toBe(200);
+    const data = JSON.parse(page.text);
+    expect(data.account.connected).toBe(true);
+    expect(data.account.apiKeyMasked).toBe(`••••••••${apiKey.slice(-4)}`);
+    expect(data.balance.amount).toBe("120.00");
+    for (const secret of [apiKey, account.webhookSecret!, account.apiKeyEnc!]) {
+      expect(page.text).not.toContain(secret);
+    }
+    expect(page.text).not.toContain(account.accessTokenEnc!);
+    const dash = await call(routes.dashboard, "/app");
+    expect(dash.text).not.toContain(account.webhookSecret!);
+    expect(dash.text).not.toContain(apiKey);
+  });
+
+  it("checks the warehouse with the service before saving", async () => {
+    const base = { intent: "save-settings", trigger: "orders/create", shopLogisticsType: "1" };
+    const bad = await post(routes.settingsAction, "/app/settings", {
+      ...base,
+      storageId: "STG-NOPE",
+    });
+    expect(bad.errors).toEqual({ storageId: "The service knows no warehouse with this id" });
+    const missing = await post(routes.settingsAction, "/app/settings", { ...base, storageId: "" });
+    expect(missing.errors?.storageId).toMatch(/warehouse/);
+    const before = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+    expect((before.settings as { trigger?: string }).trigger).not.toBe("orders/create");
+
+    const ok = await post(routes.settingsAction, "/app/settings", {
+      ...base,
+      storageId: "STG-CN-1",
+      reviewWindowMinutes: "15",
+    });
+    expect(ok).toMatchObject({ ok: true });
+    const after = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+    expect(after.settings).toMatchObject({
+      trigger: "orders/create",
+      storageId: "STG-CN-1",
+      shopLogisticsType: 1,
+      reviewWindowMinutes: 15,
+    });
+    const page = JSON.parse((await call(routes.settingsLoader, "/app/settings")).text);
+    expect(page.warehouse.name).toBeTruthy();
+  });
+});
+
+describe("products", () => {
+  it("refuses a bad connect form by field, and connects a variant at the service", async () => {
+    const bad = await post(routes.productsAction, "/app/products", {
+      intent: "connect",
+      productId: "gid://x",
+      variantId: "12",
+      vid: "",
+    });
+    expect(Object.keys(bad.errors!).sort()).toEqual(["productId", "vid"]);
+    expect(await prisma.productConnection.count()).toBe(0);
+
+    const catalog = (await (await fetch(`${sim.url}/__sim/catalog?limit=1`)).json()) as {
+      pid: string;
+      variants: { vid: string; variantSku: string }[];
+    }[];
+    const variant = catalog[0]!.variants[0]!;
+    const ok = await post(routes.productsAction, "/app/products", {
+      intent: "connect",
+      productId: "7001",
+      variantId: "9001",
+      vid: variant.vid,
+      sku: "MY-SKU",
+    });
+    expect(ok).toMatchObject({ ok: true });
+    const row = await prisma.productConnection.findFirstOrThrow({ where: { shopDomain: SHOP } });
+    expect(row).toMatchObject({
+      shopifyProductId: "7001",
+      shopifyVariantId: "9001",
+      svcVid: variant.vid,
+      svcProductId: catalog[0]!.pid,
+    });
+    expect(sim.calls({ op: "connectionCreate" }).length).toBe(1);
+
+    const gone = await post(routes.productsAction, "/app/products", {
+      intent: "disconnect",
+      variantId: "9001",
+    });
+    expect(gone).toMatchObject({ ok: true });
+    expect(await prisma.productConnection.count()).toBe(0);
+  });
+});
