@@ -68,7 +68,18 @@ try {
   const products = await Promise.all(
     harnesses.map((h) => h.connectedProduct("Bench Tee", "10.00")),
   );
-  const callsBefore = harnesses.map((h) => h.svc.calls({ accountId: h.simAccountId }).length);
+  // Every call of the account counts, setup included (getAccessToken, webhook/set): a larger
+  // run amortises them, the bench does not hide them.
+  const byOp = (h: Awaited<ReturnType<typeof startHarness>>, from = 0) => {
+    const out: Record<string, number> = {};
+    for (const c of h.svc.calls({ accountId: h.simAccountId }).slice(from))
+      out[c.op] = (out[c.op] ?? 0) + 1;
+    return out;
+  };
+  const addOps = (a: Record<string, number>, b: Record<string, number>) => {
+    for (const [k, v] of Object.entries(b)) a[k] = (a[k] ?? 0) + v;
+    return a;
+  };
   for (const h of harnesses) h.worker.start();
 
   const start = Date.now();
@@ -92,10 +103,9 @@ try {
   const toPaid = paidRows
     .filter((r) => r.paidAt)
     .map((r) => r.paidAt!.getTime() - r.createdAt.getTime());
-  const callsToPaid = harnesses.reduce(
-    (a, h, i) => a + h.svc.calls({ accountId: h.simAccountId }).length - callsBefore[i]!,
-    0,
-  );
+  const paidOps = harnesses.reduce((a, h) => addOps(a, byOp(h)), {} as Record<string, number>);
+  const callsToPaid = Object.values(paidOps).reduce((a, n) => a + n, 0);
+  const callsAtPaid = harnesses.map((h) => h.svc.calls({ accountId: h.simAccountId }).length);
 
   // Tracking: every service order ships; LOGISTIC webhooks bring it back.
   const rows = await prisma.shopOrder.findMany({
@@ -119,6 +129,18 @@ try {
   });
   const toFulfil = fulfilled.map((r) => r.fulfilledAt!.getTime() - (shippedAt.get(r.id) ?? 0));
   for (const h of harnesses) await h.worker.stop(2000);
+  const trackOps = harnesses.reduce(
+    (a, h, i) => addOps(a, byOp(h, callsAtPaid[i])),
+    {} as Record<string, number>,
+  );
+  const rateLimited = harnesses.reduce(
+    (a, h) =>
+      a +
+      h.svc
+        .calls({ accountId: h.simAccountId })
+        .filter((c) => c.httpStatus === 429 || c.code === 1600200).length,
+    0,
+  );
 
   let duplicates = 0;
   let doublePayments = 0;
@@ -160,6 +182,9 @@ try {
       ceiling_orders_per_sec: ceiling,
       pct_of_ceiling: Math.round((ordersPerSec / ceiling) * 1000) / 10,
       svc_calls_per_order: Math.round((callsToPaid / placed.length) * 1000) / 1000,
+      svc_calls_to_paid_by_op: paidOps,
+      svc_calls_tracking_by_op: trackOps,
+      svc_rate_limited: rateLimited,
       p50_order_to_paid_ms: pct(toPaid, 50),
       p99_order_to_paid_ms: pct(toPaid, 99),
       p50_logistics_webhook_to_fulfilment_ms: pct(toFulfil, 50),
