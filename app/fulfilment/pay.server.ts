@@ -23,7 +23,7 @@ import {
 import type { SvcClient } from "../svc/client.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { optionsOf } from "./deps.server";
-import { schedulePay } from "./schedule.server";
+import { JOB, schedulePay } from "./schedule.server";
 import { addTimelineMany, errorFields } from "./timeline.server";
 
 const UNPAID_STATUSES = ["CREATED", "IN_CART", "UNPAID"];
@@ -36,6 +36,32 @@ export interface PayRunResult {
   failed: number;
   /** When the run wants to be called again (short balance). */
   recheckAt?: Date;
+  /** Orders left for a fuller batch (creates still in flight). */
+  deferred?: number;
+}
+
+/** A partial batch waits for creates in flight at most this long after its oldest order. */
+export const PAY_DEFER_MAX_MS = 60_000;
+
+/**
+ * Are more orders of this shop being created right now (a place job due or running), and has
+ * the oldest candidate waited less than PAY_DEFER_MAX_MS?
+ */
+async function stillCreating(
+  ctx: RunCtx,
+  candidates: Array<{ placedAt: Date | null }>,
+  settings: ShopSettings,
+): Promise<boolean> {
+  // A window of 0 asks for no waiting at all.
+  if (!ctx.shopDomain || settings.payBatchSize <= 1 || settings.payBatchWindowSeconds === 0)
+    return false;
+  const oldest = Math.min(...candidates.map((c) => c.placedAt?.getTime() ?? 0));
+  if (ctx.deps.clock.now() - oldest >= PAY_DEFER_MAX_MS) return false;
+  const rows = await ctx.deps.prisma.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM "Job"
+    WHERE "kind" = ${JOB.place} AND "shopDomain" = ${ctx.shopDomain}
+      AND ("state" = 'running' OR ("state" = 'available' AND "runAt" <= now()))`;
+  return Number(rows[0]?.n ?? 0) > 0;
 }
 
 interface RunCtx {
@@ -93,6 +119,24 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
         take: settings.payBatchSize,
       });
       if (candidates.length === 0) break;
+      if (
+        candidates.length < settings.payBatchSize &&
+        (await stillCreating(ctx, candidates, settings))
+      ) {
+        // A partial batch while this shop's creates are still going: 5 calls for a few orders
+        // would take the create calls' slots. Wait for the batch to fill (the create that fills
+        // it runs the account at once) or for the creates to stop; a follow-up run is queued.
+        result.deferred = candidates.length;
+        await schedulePay(db, {
+          accountId,
+          shopDomain: ctx.shopDomain,
+          nowMs: deps.clock.now(),
+          windowSeconds: 0,
+          delayMs: settings.payBatchWindowSeconds * 1000,
+          key: "deferred",
+        });
+        break;
+      }
       let chosen = candidates;
       if (!isSandbox) {
         const { fit, short } = await splitByBalance(ctx, candidates);

@@ -425,7 +425,9 @@ async function scheduleFullBatch(
       paymentBatchId: null,
     },
   });
-  if (waiting > 0 && waiting % settings.payBatchSize === 0) {
+  // `>=`, not `% size === 0`: concurrent creates may count past the exact multiple; a run
+  // already waiting is reused (schedulePay), so this costs no extra job.
+  if (waiting >= settings.payBatchSize) {
     await schedulePay(deps.prisma, {
       accountId,
       shopDomain,
