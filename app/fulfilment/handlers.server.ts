@@ -15,7 +15,7 @@ import { payAccount } from "./pay.server";
 import { placeOrder, receiveShopOrder } from "./place.server";
 import { reconcileAccount } from "./reconcile.server";
 import { JOB, schedulePlace } from "./schedule.server";
-import { onSvcEvent, trackOrder } from "./track.server";
+import { onSvcEvent, trackHinted, trackOrder } from "./track.server";
 
 export type DepsFactory = (ctx: JobContext) => Promise<FulfilmentDeps> | FulfilmentDeps;
 
@@ -198,6 +198,25 @@ export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHand
       );
       return json(
         await trackOrder(await getDeps(ctx), p.orderId, { hintIds: p.hintIds, records: p.records }),
+      );
+    },
+
+    [JOB.trackHints]: async (ctx) => {
+      const p = parse(
+        z.object({
+          accountId: z.string().min(1),
+          orders: z.array(z.string()).default([]),
+          hints: z.array(z.string()).default([]),
+        }),
+        ctx,
+      );
+      return json(
+        await trackHinted(await getDeps(ctx), {
+          accountId: p.accountId,
+          orderIds: p.orders,
+          hints: p.hints,
+          key: String(ctx.job.id),
+        }),
       );
     },
 

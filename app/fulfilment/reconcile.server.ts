@@ -16,7 +16,7 @@ import type { FulfilmentDeps } from "./deps.server";
 import { optionsOf } from "./deps.server";
 import { SELF_RELEASING } from "./model";
 import { schedulePay, schedulePlace, scheduleTrack } from "./schedule.server";
-import { setServiceOrderId } from "./track.server";
+import { hasNews, setServiceOrderId } from "./track.server";
 
 export interface ReconcileResult {
   accounts: number;
@@ -218,26 +218,4 @@ function uniqueRecords(records: OrderRecord[]): OrderRecord[] {
     seen.add(k);
     return true;
   });
-}
-
-/** Does the record tell something the order does not know yet? */
-function hasNews(
-  o: {
-    svcOrderId: string | null;
-    shipments: {
-      svcOrderId: string;
-      trackNumber: string | null;
-      writtenTrackNumber: string | null;
-      shopifyFulfillmentId: string | null;
-      deliveredAt: Date | null;
-    }[];
-  },
-  r: OrderRecord,
-): boolean {
-  const id = r.orderId ?? r.svcOrderId;
-  const tn = r.trackNumber?.trim();
-  const s = o.shipments.find((x) => x.svcOrderId === id);
-  if (!tn) return !s && id !== o.svcOrderId;
-  if (!s || !s.shopifyFulfillmentId || s.writtenTrackNumber !== tn) return true;
-  return r.orderStatus === "DELIVERED" && !s.deliveredAt;
 }

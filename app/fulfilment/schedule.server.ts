@@ -10,6 +10,7 @@ export const JOB = {
   place: "fulfilment.place",
   pay: "fulfilment.pay",
   track: "fulfilment.track",
+  trackHints: "fulfilment.trackHints",
   reconcile: "fulfilment.reconcile",
   reconcileAccount: "fulfilment.reconcileAccount",
 } as const;
@@ -99,6 +100,46 @@ export async function scheduleTrack(
     runAt: o.runAt,
     idempotencyKey: `track:${o.orderId}:${o.key}`,
     concurrencyKey: `order:${o.orderId}`,
+    shopDomain: o.shopDomain,
+  });
+}
+
+/**
+ * Service events only hint at orders to look at: the hints of one account gather in a single
+ * waiting job (`trackHints:<accountId>`, one running at a time), which fetches them with one
+ * getOrderDetailBatch per ≤ 50 ids instead of one fetch per event. A hint joins the waiting
+ * job if there is one (never one that failed: that one waits for its backoff), else a new job.
+ * `orders`: shop order ids; `hints`: "<orderId>:<service id>" pairs (split children etc.).
+ */
+export async function scheduleTrackHints(
+  db: Db,
+  o: { accountId: string; shopDomain: string; orderIds: string[]; hints: string[] },
+) {
+  if (o.orderIds.length === 0) return { id: null, created: false };
+  const concurrencyKey = `trackHints:${o.accountId}`;
+  const orders = JSON.stringify(o.orderIds);
+  const hints = JSON.stringify(o.hints);
+  const merged = await db.$queryRaw<{ id: bigint }[]>`
+    UPDATE "Job" SET "payload" = jsonb_build_object(
+        'accountId', ${o.accountId}::text,
+        'orders', (SELECT jsonb_agg(DISTINCT e) FROM jsonb_array_elements(
+                     COALESCE("payload"->'orders', '[]'::jsonb) || ${orders}::jsonb) e),
+        'hints', (SELECT COALESCE(jsonb_agg(DISTINCT e), '[]'::jsonb) FROM jsonb_array_elements(
+                     COALESCE("payload"->'hints', '[]'::jsonb) || ${hints}::jsonb) e)),
+      "updatedAt" = now()
+    WHERE "id" = (SELECT "id" FROM "Job" WHERE "kind" = ${JOB.trackHints}
+                    AND "concurrencyKey" = ${concurrencyKey} AND "state" = 'available'
+                    AND "attempts" = 0
+                  ORDER BY "id" LIMIT 1)
+      AND "state" = 'available'
+    RETURNING "id"`;
+  // (A worker that claimed it meanwhile makes the WHERE false: then a new job takes the hints.)
+  if (merged[0]) return { id: merged[0].id, created: false };
+  return enqueue(db, {
+    kind: JOB.trackHints,
+    payload: { accountId: o.accountId, orders: o.orderIds, hints: o.hints },
+    idempotencyKey: `trackHints:${o.accountId}:${Date.now()}:${randomBytes(4).toString("hex")}`,
+    concurrencyKey,
     shopDomain: o.shopDomain,
   });
 }

@@ -19,7 +19,7 @@ import {
 import { orderRecordSchema, type OrderRecord } from "../svc/orders.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { optionsOf } from "./deps.server";
-import { schedulePay, scheduleTrack } from "./schedule.server";
+import { schedulePay, scheduleTrack, scheduleTrackHints } from "./schedule.server";
 import { addTimeline, errorFields } from "./timeline.server";
 
 const TRACKABLE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
@@ -106,14 +106,15 @@ export async function onSvcEvent(deps: FulfilmentDeps, ev: SvcEventInput) {
     select: { id: true, state: true, svcOrderId: true, svcAccountId: true },
   });
   let scheduled = 0;
+  const byAccount = new Map<string, { orderIds: string[]; hints: string[] }>();
   for (const o of orders) {
-    if (TRACKABLE.includes(o.state)) {
-      await scheduleTrack(db, {
-        orderId: o.id,
-        shopDomain: ev.shopDomain,
-        key: `evt:${ev.eventKey}`,
-        hintIds: ids.filter((id) => id !== o.svcOrderId).slice(0, 20),
-      });
+    if (TRACKABLE.includes(o.state) && o.svcAccountId) {
+      // Gathered per account: one fetch for many events (scheduleTrackHints).
+      const acc = byAccount.get(o.svcAccountId) ?? { orderIds: [], hints: [] };
+      acc.orderIds.push(o.id);
+      for (const id of ids.filter((x) => x !== o.svcOrderId).slice(0, 20))
+        acc.hints.push(`${o.id}:${id}`);
+      byAccount.set(o.svcAccountId, acc);
       scheduled++;
     } else if (o.state === "PAYING" && o.svcAccountId) {
       // A payment update for a batch in flight: let the account's pay run look again.
@@ -127,7 +128,104 @@ export async function onSvcEvent(deps: FulfilmentDeps, ev: SvcEventInput) {
       });
     }
   }
+  for (const [accountId, acc] of byAccount) {
+    await scheduleTrackHints(db, { accountId, shopDomain: ev.shopDomain, ...acc });
+  }
   return { orders: orders.length, scheduled };
+}
+
+/**
+ * The hints of one account, gathered by scheduleTrackHints: the hinted orders are fetched with
+ * one getOrderDetailBatch per ≤ queryBatchSize ids, and each order with news gets a track job
+ * carrying its records (one at a time per order; no second fetch).
+ */
+export async function trackHinted(
+  deps: FulfilmentDeps,
+  input: { accountId: string; orderIds: string[]; hints: string[]; key: string },
+): Promise<{ orders: number; queried: number; trackJobs: number }> {
+  const db = deps.prisma;
+  const out = { orders: 0, queried: 0, trackJobs: 0 };
+  const { queryBatchSize } = optionsOf(deps);
+  const orders = await db.shopOrder.findMany({
+    where: { id: { in: input.orderIds }, svcAccountId: input.accountId, state: { in: TRACKABLE } },
+    include: { shipments: true },
+    orderBy: { id: "asc" },
+  });
+  out.orders = orders.length;
+  const hintsOf = new Map<string, string[]>();
+  for (const h of input.hints) {
+    const i = h.indexOf(":");
+    if (i <= 0) continue;
+    const id = h.slice(0, i);
+    hintsOf.set(id, [...(hintsOf.get(id) ?? []), h.slice(i + 1)]);
+  }
+  const idsOf = (o: (typeof orders)[number]) => [
+    ...new Set([
+      o.svcOrderId!,
+      ...o.shipments.map((s) => s.svcOrderId),
+      ...(hintsOf.get(o.id) ?? []).slice(0, 20),
+    ]),
+  ];
+  const groups: { orders: typeof orders; ids: Set<string> }[] = [];
+  for (const o of orders) {
+    if (!o.svcOrderId) continue;
+    const ids = idsOf(o);
+    let g = groups.at(-1);
+    if (!g || (g.ids.size + ids.length > queryBatchSize && g.orders.length > 0)) {
+      g = { orders: [], ids: new Set() };
+      groups.push(g);
+    }
+    g.orders.push(o);
+    for (const id of ids) g.ids.add(id);
+  }
+  let client: Awaited<ReturnType<FulfilmentDeps["svcFor"]>> | undefined;
+  for (const g of groups) {
+    client ??= await deps.svcFor(input.accountId);
+    const records = await client.orders.getOrderDetailBatch([...g.ids].slice(0, 100));
+    out.queried++;
+    for (const o of g.orders) {
+      const known = new Set([o.svcOrderId, ...o.shipments.map((s) => s.svcOrderId)]);
+      const mine = records.filter(
+        (r) =>
+          (r.orderId && known.has(r.orderId)) ||
+          (r.svcOrderId && known.has(r.svcOrderId)) ||
+          r.orderNum === o.orderNumber ||
+          r.orderNumber === o.orderNumber ||
+          r.productList.some((l) => l.orderNumber === o.orderNumber),
+      );
+      if (!mine.some((r) => hasNews(o, r))) continue;
+      await scheduleTrack(db, {
+        orderId: o.id,
+        shopDomain: o.shopDomain,
+        key: `hints:${input.key}`,
+        records: JSON.parse(JSON.stringify(mine)) as Prisma.InputJsonValue,
+      });
+      out.trackJobs++;
+    }
+  }
+  return out;
+}
+
+/** Does the record tell something the order does not know yet? */
+export function hasNews(
+  o: {
+    svcOrderId: string | null;
+    shipments: {
+      svcOrderId: string;
+      trackNumber: string | null;
+      writtenTrackNumber: string | null;
+      shopifyFulfillmentId: string | null;
+      deliveredAt: Date | null;
+    }[];
+  },
+  r: OrderRecord,
+): boolean {
+  const id = r.orderId ?? r.svcOrderId;
+  const tn = r.trackNumber?.trim();
+  const s = o.shipments.find((x) => x.svcOrderId === id);
+  if (!tn) return !s && id !== o.svcOrderId;
+  if (!s || !s.shopifyFulfillmentId || s.writtenTrackNumber !== tn) return true;
+  return r.orderStatus === "DELIVERED" && !s.deliveredAt;
 }
 
 /** Does an ORDER event hint at a parcel (a tracking number, or a shipped/delivered status)? */
