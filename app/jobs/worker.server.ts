@@ -104,7 +104,9 @@ export class Worker {
   private readonly active = new Map<bigint, { controller: AbortController; done: Promise<void> }>();
   private running = false;
   private loop?: Promise<void>;
-  private wake?: () => void;
+  private wakeSleeper?: () => void;
+  /** A wake that came while the loop was not asleep: its next sleep is skipped. */
+  private wakePending = false;
   private lastHeartbeat = 0;
   private lastHousekeeping = 0;
 
@@ -128,7 +130,7 @@ export class Worker {
   /** Stops claiming; waits up to `graceMs` for running jobs, then releases the rest. */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.wake();
     await this.loop;
     const pending = [...this.active.values()].map((a) => a.done);
     const timedOut = await Promise.race([
@@ -163,6 +165,8 @@ export class Worker {
   private async run(): Promise<void> {
     while (this.running) {
       try {
+        // Wakes from here on (a job finished, …) are for this round's claim or the next.
+        this.wakePending = false;
         await this.housekeeping();
         const free = this.concurrency - this.active.size;
         let claimed = 0;
@@ -175,7 +179,8 @@ export class Worker {
           for (const job of jobs) this.spawn(job);
           claimed = jobs.length;
         }
-        if (claimed === 0 || this.active.size >= this.concurrency) await this.sleep(this.pollMs);
+        if (this.active.size >= this.concurrency) await this.sleep(this.pollMs);
+        else if (claimed === 0) await this.sleep(await this.idleMs());
       } catch (error) {
         this.log("error", "worker loop error", { err: errorMessage(error) });
         await this.sleep(Math.max(this.pollMs, 1000));
@@ -198,13 +203,39 @@ export class Worker {
     }
   }
 
+  /**
+   * How long to sleep with nothing to claim: the poll interval, or less when a job of ours is
+   * due sooner (a payment window, a retry), so it starts on time rather than up to a poll late.
+   * (Short polls need no look-up: it would cost as much as the claim it saves.)
+   */
+  private async idleMs(): Promise<number> {
+    if (this.pollMs <= 50) return this.pollMs;
+    const rows = await this.prisma.$queryRaw<{ ms: number | null }[]>`
+      SELECT (EXTRACT(EPOCH FROM (min("runAt") - now())) * 1000)::float8 AS ms FROM "Job"
+      WHERE "state" = 'available' AND "kind" = ANY(${Object.keys(this.handlers)}::text[])`;
+    const ms = rows[0]?.ms;
+    if (ms === null || ms === undefined) return this.pollMs;
+    return Math.max(5, Math.min(this.pollMs, Math.ceil(Number(ms)) + 5));
+  }
+
+  private wake(): void {
+    if (this.wakeSleeper) this.wakeSleeper();
+    else this.wakePending = true;
+  }
+
   private sleep(ms: number): Promise<void> {
+    if (this.wakePending) {
+      this.wakePending = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.wake = () => {
+      const done = () => {
         clearTimeout(t);
+        this.wakeSleeper = undefined;
         resolve();
       };
+      const t = setTimeout(done, ms);
+      this.wakeSleeper = done;
     });
   }
 
@@ -212,7 +243,7 @@ export class Worker {
     const controller = new AbortController();
     const done = this.execute(job, controller).finally(() => {
       this.active.delete(job.id);
-      this.wake?.();
+      this.wake();
     });
     this.active.set(job.id, { controller, done });
   }

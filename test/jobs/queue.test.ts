@@ -155,6 +155,26 @@ describe("job queue", () => {
     expect(await prisma.job.count({ where: { state: "completed" } })).toBe(20);
   });
 
+  it("an idle worker sleeps only until the next due job", async () => {
+    let ranAt = 0;
+    const due = Date.now() + 400;
+    await enqueue(prisma, { kind: "soon", runAt: new Date(due) });
+    const worker = new Worker({
+      prisma,
+      pollMs: 5_000,
+      handlers: {
+        soon: async () => {
+          ranAt = Date.now();
+        },
+      },
+    });
+    worker.start();
+    while (ranAt === 0 && Date.now() < due + 6_000) await sleep(20);
+    await worker.stop(1_000);
+    expect(ranAt).toBeGreaterThanOrEqual(due - 50);
+    expect(ranAt - due).toBeLessThan(1_000);
+  });
+
   it("on stop, finishes what it runs and claims nothing more", async () => {
     for (let i = 0; i < 5; i++) await enqueue(prisma, { kind: "slow" });
     let started = 0;
