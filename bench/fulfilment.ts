@@ -106,6 +106,18 @@ try {
   const paidOps = harnesses.reduce((a, h) => addOps(a, byOp(h)), {} as Record<string, number>);
   const callsToPaid = Object.values(paidOps).reduce((a, n) => a + n, 0);
   const callsAtPaid = harnesses.map((h) => h.svc.calls({ accountId: h.simAccountId }).length);
+  // Where the default bucket sat idle (no call ready for its slot): gaps past the interval.
+  const QUERY_OPS = ["getOrderDetailBatch", "getProofOfDelivery"];
+  for (const h of harnesses) {
+    const d = h.svc
+      .calls({ accountId: h.simAccountId })
+      .filter((c) => !QUERY_OPS.includes(c.op) && c.at >= start);
+    let idle = 0;
+    for (let k = 1; k < d.length; k++) idle += Math.max(0, d[k]!.at - d[k - 1]!.at - 1000 / CALLS);
+    console.error(
+      `${h.shopDomain}: ${d.length} default-bucket calls from +${d[0]!.at - start} to +${d.at(-1)!.at - start} ms, idle ${Math.round(idle)} ms past ${1000 / CALLS} ms gaps`,
+    );
+  }
 
   // Tracking: every service order ships; LOGISTIC webhooks bring it back.
   const rows = await prisma.shopOrder.findMany({
@@ -133,14 +145,18 @@ try {
     (a, h, i) => addOps(a, byOp(h, callsAtPaid[i])),
     {} as Record<string, number>,
   );
-  const rateLimited = harnesses.reduce(
-    (a, h) =>
-      a +
-      h.svc
-        .calls({ accountId: h.simAccountId })
-        .filter((c) => c.httpStatus === 429 || c.code === 1600200).length,
-    0,
-  );
+  // Replies 1600200 (too many requests), by operation: each slows the account's limiter down.
+  const rateLimited: Record<string, number> = {};
+  for (const h of harnesses) {
+    const all = h.svc.calls({ accountId: h.simAccountId });
+    all.forEach((c, i) => {
+      if (c.httpStatus !== 429 && c.code !== 1600200) return;
+      rateLimited[c.op] = (rateLimited[c.op] ?? 0) + 1;
+      const same = all.slice(0, i + 1).filter((x) => x.op === c.op);
+      const gaps = same.slice(-12).map((x, k, a) => (k ? x.at - a[k - 1]!.at : 0));
+      console.error(`rate-limited ${c.op} at +${c.at - start} ms; gaps before it: ${gaps}`);
+    });
+  }
 
   let duplicates = 0;
   let doublePayments = 0;
