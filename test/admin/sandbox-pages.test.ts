@@ -68,7 +68,7 @@ beforeAll(async () => {
       shop: SHOP,
       state: "x",
       isOnline: false,
-      accessToken: "shpat_test",
+      accessToken: "simtoken_test",
       scope: "read_orders",
     },
   });

@@ -241,7 +241,7 @@ export async function startShopSim(
     appUrl: opts.appUrl,
     addShop(domain, o = {}) {
       const d = domain.toLowerCase();
-      const accessToken = o.accessToken ?? `shpat_${randomBytes(16).toString("hex")}`;
+      const accessToken = o.accessToken ?? `simtoken_${randomBytes(16).toString("hex")}`;
       const locationId = nextId();
       shops.set(d, {
         domain: d,
@@ -262,7 +262,7 @@ export async function startShopSim(
     },
     rotateToken(domain, token) {
       const shop = shopOf(domain);
-      shop.accessToken = token ?? `shpat_${randomBytes(16).toString("hex")}`;
+      shop.accessToken = token ?? `simtoken_${randomBytes(16).toString("hex")}`;
       return shop.accessToken;
     },
     addProduct(domain, p) {

@@ -149,9 +149,9 @@ describe("shop simulator", () => {
       ).json();
     const shop = await post("/shops", {
       domain: "admin-api.myshopify.com",
-      accessToken: "shpat_admin",
+      accessToken: "simtoken_admin",
     });
-    expect(shop).toEqual({ domain: "admin-api.myshopify.com", accessToken: "shpat_admin" });
+    expect(shop).toEqual({ domain: "admin-api.myshopify.com", accessToken: "simtoken_admin" });
     const product = await post("/shops/admin-api.myshopify.com/products", {
       title: "Via HTTP",
       variants: [{ sku: "H1", price: "5.00" }],
@@ -164,7 +164,7 @@ describe("shop simulator", () => {
       `${sim.url}/shops/admin-api.myshopify.com/admin/api/2026-10/graphql.json`,
       {
         method: "POST",
-        headers: { "X-Shopify-Access-Token": "shpat_admin", "Content-Type": "application/json" },
+        headers: { "X-Shopify-Access-Token": "simtoken_admin", "Content-Type": "application/json" },
         body: JSON.stringify({
           query: `query GetOrder($id: ID!) { order(id: $id) { name lineItems(first: 5) { nodes { sku } } } }`,
           variables: { id: order.id },
