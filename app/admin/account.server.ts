@@ -10,6 +10,7 @@ import { decryptSecret, maskSecret } from "../crypto.server";
 import { logger } from "../logger.server";
 import { partnerAuthFlow } from "../svc-partner.server";
 import {
+  NO_TOKENS_OR_WEBHOOK,
   SvcAuthError,
   SvcError,
   SvcWebhookExistsError,
@@ -249,12 +250,7 @@ export async function disconnect(db: PrismaClient, shop: string): Promise<void> 
     data: {
       shopDomain: null,
       apiKeyEnc: null,
-      accessTokenEnc: null,
-      accessTokenExpiresAt: null,
-      refreshTokenEnc: null,
-      refreshTokenExpiresAt: null,
-      webhookSecret: null,
-      webhookRegisteredAt: null,
+      ...NO_TOKENS_OR_WEBHOOK,
     },
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { Prisma } from "@prisma/client";
 import { z } from "zod";
+import { NO_TOKENS_OR_WEBHOOK } from "../svc/tokens.server";
 import { jobKindFor } from "../webhooks/intake.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "./bulk-connect.server";
 import { productionDeps } from "../fulfilment/deps.server";
@@ -61,14 +62,7 @@ export const handlers: Record<string, JobHandler> = {
     return ctx.commit(async (tx) => {
       const n = await tx.svcAccount.updateMany({
         where: { shopDomain: event.shopDomain },
-        data: {
-          accessTokenEnc: null,
-          accessTokenExpiresAt: null,
-          refreshTokenEnc: null,
-          refreshTokenExpiresAt: null,
-          webhookSecret: null,
-          webhookRegisteredAt: null,
-        },
+        data: NO_TOKENS_OR_WEBHOOK,
       });
       return { accountsDisconnected: n.count };
     });

@@ -33,6 +33,21 @@ export interface TokenManagerOptions {
   pollMs?: number;
 }
 
+/** The SvcAccount columns that forget an account's tokens. */
+export const NO_TOKENS = {
+  accessTokenEnc: null,
+  accessTokenExpiresAt: null,
+  refreshTokenEnc: null,
+  refreshTokenExpiresAt: null,
+} as const;
+
+/** The columns that forget the account's webhook address (its secret) as well. */
+export const NO_TOKENS_OR_WEBHOOK = {
+  ...NO_TOKENS,
+  webhookSecret: null,
+  webhookRegisteredAt: null,
+} as const;
+
 export class TokenManager implements TokenProvider {
   private readonly clock: Clock;
   private known: string[] = [];
@@ -198,15 +213,7 @@ export class TokenManager implements TokenProvider {
 
   /** Clears the stored tokens (after a logout at the service). */
   async clearTokens(): Promise<void> {
-    await this.prisma.svcAccount.update({
-      where: { id: this.accountId },
-      data: {
-        accessTokenEnc: null,
-        accessTokenExpiresAt: null,
-        refreshTokenEnc: null,
-        refreshTokenExpiresAt: null,
-      },
-    });
+    await this.prisma.svcAccount.update({ where: { id: this.accountId }, data: NO_TOKENS });
   }
 
   /** The stored access token without any call (for logout). */
