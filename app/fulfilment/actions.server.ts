@@ -48,15 +48,22 @@ export async function retryOrder(
     return { ok: false, error: `The order is ${o.state}: nothing to retry.` };
   }
   if (o.svcOrderId || o.placedAt) return resumeCreated(deps, o, "retry", "Retry by the merchant.");
+  return placeAgain(deps, o, "retry", "Retry by the merchant: the order is placed again.");
+}
+
+/** An order not yet at the service goes back to RECEIVED and is placed again. */
+async function placeAgain(
+  deps: FulfilmentDeps,
+  o: OrderRow,
+  step: string,
+  message: string,
+): Promise<ActionResult> {
+  const db = deps.prisma;
   await db.shopOrder.update({
     where: { id: o.id },
     data: { state: "RECEIVED", reasonCode: null, reasonMessage: null },
   });
-  await addTimeline(db, o.id, {
-    step: "retry",
-    outcome: "info",
-    message: "Retry by the merchant: the order is placed again.",
-  });
+  await addTimeline(db, o.id, { step, outcome: "info", message });
   await schedulePlace(db, { orderId: o.id, shopDomain: o.shopDomain, key: key(deps) });
   return { ok: true, state: "RECEIVED" };
 }
@@ -157,17 +164,7 @@ export async function releaseOrder(
   }
   if (o.svcOrderId || o.placedAt)
     return resumeCreated(deps, o, "release", "Released by the merchant.");
-  await db.shopOrder.update({
-    where: { id: o.id },
-    data: { state: "RECEIVED", reasonCode: null, reasonMessage: null },
-  });
-  await addTimeline(db, o.id, {
-    step: "release",
-    outcome: "info",
-    message: "Released by the merchant.",
-  });
-  await schedulePlace(db, { orderId: o.id, shopDomain: o.shopDomain, key: key(deps) });
-  return { ok: true, state: "RECEIVED" };
+  return placeAgain(deps, o, "release", "Released by the merchant.");
 }
 
 /**
