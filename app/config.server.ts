@@ -50,6 +50,11 @@ const base = z.object({
    */
   SVC_PARTNER_API_KEY: z.string().min(1).max(200).optional(),
   /**
+   * How the service's per-account rate limit is counted: per operation (the contract states a
+   * rate per endpoint) or for all ordinary operations together (stricter, slower).
+   */
+  SVC_RATE_SCOPE: z.enum(["operation", "account"]).default("operation"),
+  /**
    * Sandbox only (SANDBOX=1): the shop simulator's address, for the "Place a test customer
    * order" button. The service simulator's admin API is found at SVC_BASE_URL.
    */

@@ -12,13 +12,14 @@
 import type { PrismaClient } from "@prisma/client";
 import type { Dispatcher } from "undici";
 import type { Logger } from "pino";
+import { config } from "../config.server";
 import { logger as appLogger } from "../logger.server";
 import { AuthResource } from "./auth.server";
 import { CatalogResource, ConnectionsResource } from "./catalog.server";
 import { type Clock, systemClock } from "./clock";
 import { DisputesResource } from "./disputes.server";
 import { SvcAuthError, SvcError } from "./errors";
-import { DbRateLimiter } from "./limiter.server";
+import { DbRateLimiter, type RateScope } from "./limiter.server";
 import { LogisticsResource, OrdersResource, PaymentResource } from "./orders.server";
 import { InventoryResource, WarehouseResource, WebhooksResource } from "./storage.server";
 import { TokenManager, type TokenManagerOptions } from "./tokens.server";
@@ -111,6 +112,8 @@ export interface SvcClientDeps {
   tokens?: TokenManagerOptions;
   /** Safety margin added to each rate-limit interval (ms). */
   rateMarginMs?: number;
+  /** Rate buckets per operation or per account (default: SVC_RATE_SCOPE). */
+  rateScope?: RateScope;
   /** Disable the shared limiter (not for production). */
   noLimiter?: boolean;
 }
@@ -135,6 +138,7 @@ export async function svcClientForAccount(
         queryCallsPerSecond: account.queryCallsPerSecond,
         clock,
         marginMs: deps.rateMarginMs,
+        scope: deps.rateScope ?? config.SVC_RATE_SCOPE,
       });
   const base = new Transport({
     baseUrl: account.baseUrl,

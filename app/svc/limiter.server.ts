@@ -5,16 +5,28 @@
  * PostgreSQL and on the embedded PGlite reached through one connection, and N processes together
  * stay inside the limit.
  *
- * Buckets: "query" (getOrderDetailBatch, getProofOfDelivery; `queryCallsPerSecond`, default 2)
- * and "default" (everything else; `callsPerSecond`, default 1). A 1600200 reply slows the whole
- * account down (`slowUntil`): intervals are multiplied by `slowFactor` until then.
+ * Buckets: "query" (getOrderDetailBatch and getProofOfDelivery together; `queryCallsPerSecond`,
+ * default 2) and, for everything else (`callsPerSecond`, default 1), either one bucket per
+ * operation (scope "operation", the default: the contract states its rate per endpoint and
+ * account, "QPS 1 … the same rate as other endpoints", and the simulator counts that way) or one
+ * bucket for all of them (scope "account": the stricter reading, for a service that counts every
+ * call of the account together).
+ *
+ * A 1600200 reply means the service's one-second window was full: the bucket pauses for a whole
+ * window (`pauseMs`), so the window empties, and its intervals are multiplied by `slowFactor`
+ * for `slowForMs` (each further 1600200 extends that). One stray reply costs about a second, not
+ * a minute; a service that counts stricter than we think keeps the bucket slowed.
  */
 import type { PrismaClient } from "@prisma/client";
 import type { Bucket, Limiter } from "./transport.server";
 import { type Clock, systemClock } from "./clock";
 
+export type RateScope = "operation" | "account";
+
 export interface RateLimiterOptions {
   accountId: string;
+  /** One bucket per operation (default) or one for every ordinary operation of the account. */
+  scope?: RateScope;
   callsPerSecond: number;
   queryCallsPerSecond: number;
   clock?: Clock;
@@ -22,7 +34,13 @@ export interface RateLimiterOptions {
   marginMs?: number;
   slowFactor?: number;
   slowForMs?: number;
+  /** After a 1600200, the bucket's next slot is at least this far away (ms). */
+  pauseMs?: number;
 }
+
+const DEFAULT_SLOW_FACTOR = 1.5;
+const DEFAULT_SLOW_FOR_MS = 15_000;
+const DEFAULT_PAUSE_MS = 1_000;
 
 /** Reservations a late call may make before it goes anyway. */
 const MAX_RESERVATIONS = 8;
@@ -36,6 +54,14 @@ export class DbRateLimiter implements Limiter {
     this.clock = opts.clock ?? systemClock;
   }
 
+  /** The RateBucket row an operation's calls are counted in. */
+  bucketKey(bucket: Bucket, operation?: string): string {
+    if (bucket === "query") return "query";
+    return (this.opts.scope ?? "operation") === "operation" && operation
+      ? `op:${operation}`
+      : "default";
+  }
+
   intervalMs(bucket: Bucket): number {
     const cps = Math.max(
       bucket === "query" ? this.opts.queryCallsPerSecond : this.opts.callsPerSecond,
@@ -47,14 +73,15 @@ export class DbRateLimiter implements Limiter {
   }
 
   /** Reserves the next slot of the bucket; returns when it starts (epoch ms). */
-  async reserve(bucket: Bucket): Promise<number> {
+  async reserve(bucket: Bucket, operation?: string): Promise<number> {
     const now = this.clock.now();
+    const key = this.bucketKey(bucket, operation);
     const interval = this.intervalMs(bucket);
-    const slow = interval * (this.opts.slowFactor ?? 3);
+    const slow = Math.ceil(interval * (this.opts.slowFactor ?? DEFAULT_SLOW_FACTOR));
     // The slot starts at max(nextAt, now); nextAt moves one interval (longer while slowed) past it.
     const rows = await this.prisma.$queryRaw<Array<{ next_ms: number; applied: number }>>`
       INSERT INTO "RateBucket" ("accountId", "bucket", "nextAt")
-      VALUES (${this.opts.accountId}, ${bucket},
+      VALUES (${this.opts.accountId}, ${key},
               to_timestamp((${now}::float8 + ${interval}::float8) / 1000) AT TIME ZONE 'UTC')
       ON CONFLICT ("accountId", "bucket") DO UPDATE SET "nextAt" =
         GREATEST("RateBucket"."nextAt", to_timestamp(${now}::float8 / 1000) AT TIME ZONE 'UTC')
@@ -75,10 +102,10 @@ export class DbRateLimiter implements Limiter {
    * bunch the two together at the server. Over a window of calls, departure spacing then loses
    * at most half the margin (the other half absorbs network jitter): never more than the limit.
    */
-  async acquire(bucket: Bucket): Promise<void> {
+  async acquire(bucket: Bucket, operation?: string): Promise<void> {
     const tolerance = (this.opts.marginMs ?? 60) / 2;
     for (let attempt = 0; attempt < MAX_RESERVATIONS; attempt++) {
-      const start = await this.reserve(bucket);
+      const start = await this.reserve(bucket, operation);
       const wait = start - this.clock.now();
       if (wait > 0) await this.clock.sleep(wait);
       if (this.clock.now() - start <= tolerance) return;
@@ -86,11 +113,18 @@ export class DbRateLimiter implements Limiter {
     // Persistently late (an overloaded process): go; a 1600200 reply slows the account down.
   }
 
-  async onRateLimited(_bucket: Bucket): Promise<void> {
-    const until = new Date(this.clock.now() + (this.opts.slowForMs ?? 60_000));
-    await this.prisma.rateBucket.updateMany({
-      where: { accountId: this.opts.accountId },
-      data: { slowUntil: until },
-    });
+  async onRateLimited(bucket: Bucket, operation?: string): Promise<void> {
+    const now = this.clock.now();
+    const key = this.bucketKey(bucket, operation);
+    const pauseUntil = now + (this.opts.pauseMs ?? DEFAULT_PAUSE_MS);
+    const slowUntil = now + (this.opts.slowForMs ?? DEFAULT_SLOW_FOR_MS);
+    await this.prisma.$executeRaw`
+      INSERT INTO "RateBucket" ("accountId", "bucket", "nextAt", "slowUntil")
+      VALUES (${this.opts.accountId}, ${key},
+              to_timestamp(${pauseUntil}::float8 / 1000) AT TIME ZONE 'UTC',
+              to_timestamp(${slowUntil}::float8 / 1000) AT TIME ZONE 'UTC')
+      ON CONFLICT ("accountId", "bucket") DO UPDATE SET
+        "nextAt" = GREATEST("RateBucket"."nextAt", EXCLUDED."nextAt"),
+        "slowUntil" = GREATEST(COALESCE("RateBucket"."slowUntil", EXCLUDED."slowUntil"), EXCLUDED."slowUntil")`;
   }
 }

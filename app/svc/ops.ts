@@ -6,7 +6,12 @@ export function defineOp(
   method: OperationDef["method"],
   path: string,
   retry: "safe" | "never",
-  extra: { bucket?: Bucket; platformToken?: boolean; successCodes?: number[] } = {},
+  extra: {
+    bucket?: Bucket;
+    platformToken?: boolean;
+    successCodes?: number[];
+    minTimeoutMs?: number;
+  } = {},
 ): OperationDef {
   return { name, method, path, auth: "token", bucket: extra.bucket ?? "default", retry, ...extra };
 }

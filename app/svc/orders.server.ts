@@ -27,7 +27,11 @@ export const ORDER_OPS = {
     platformToken: true,
   }),
   addCart: defineOp("addCart", "POST", "/shopping/order/addCart", "never"),
-  addCartConfirm: defineOp("addCartConfirm", "POST", "/shopping/order/addCartConfirm", "never"),
+  // Its reply alone carries the shipmentsId (no query returns it): a late reply is worth a
+  // minute's wait, a lost one leaves the orders for the merchant to pay in the service console.
+  addCartConfirm: defineOp("addCartConfirm", "POST", "/shopping/order/addCartConfirm", "never", {
+    minTimeoutMs: 60_000,
+  }),
   saveGenerateParentOrder: defineOp(
     "saveGenerateParentOrder",
     "POST",

@@ -44,6 +44,11 @@ export interface OperationDef {
   platformToken?: boolean;
   /** Envelope codes meaning success (default [200]). */
   successCodes?: readonly number[];
+  /**
+   * Waits at least this long for the reply, whatever the client's time-out: for a write whose
+   * lost reply cannot be recovered from any query (addCartConfirm's shipmentsId).
+   */
+  minTimeoutMs?: number;
   /** Codes meaning "this access token is not valid" (default [1600001]). */
   tokenRejectedCodes?: readonly number[];
 }
@@ -57,8 +62,9 @@ export interface TokenProvider {
 }
 
 export interface Limiter {
-  acquire(bucket: Bucket): Promise<void>;
-  onRateLimited(bucket: Bucket): Promise<void>;
+  /** Waits for a slot for this operation's call (`bucket` is the operation's kind of limit). */
+  acquire(bucket: Bucket, operation: string): Promise<void>;
+  onRateLimited(bucket: Bucket, operation: string): Promise<void>;
 }
 
 export interface RetryOptions {
@@ -214,7 +220,7 @@ export class Transport {
       if (op.auth === "token") {
         token = input.token ?? (await this.requireTokens(op).getToken());
       }
-      if (this.options.limiter) await this.options.limiter.acquire(op.bucket);
+      if (this.options.limiter) await this.options.limiter.acquire(op.bucket, op.name);
       const started = Date.now();
       try {
         const env = await this.once(op, input, token);
@@ -242,7 +248,7 @@ export class Transport {
           outcomeUnknown: error.outcomeUnknown,
         };
         if (error instanceof SvcRateLimitError && this.options.limiter) {
-          await this.options.limiter.onRateLimited(op.bucket);
+          await this.options.limiter.onRateLimited(op.bucket, op.name);
         }
         if (
           error instanceof SvcAuthError &&
@@ -328,7 +334,8 @@ export class Transport {
       headers["content-type"] = "application/json";
     }
     const secrets = await this.secretsFor(input, token, platformToken);
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const timeoutMs = Math.max(this.timeoutMs, op.minTimeoutMs ?? 0);
+    const timeout = AbortSignal.timeout(timeoutMs);
     const signal = input.signal ? AbortSignal.any([input.signal, timeout]) : timeout;
     const dispatcher = this.options.dispatcher ?? poolFor(this.origin, this.connectTimeoutMs);
     let status: number;
@@ -341,13 +348,13 @@ export class Transport {
         headers,
         body,
         signal,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       status = res.statusCode;
       text = await res.body.text();
     } catch (error) {
-      throw this.networkError(op, error, timeout, secrets);
+      throw this.networkError(op, error, timeout, secrets, timeoutMs);
     }
     let parsed: unknown;
     try {
@@ -397,6 +404,7 @@ export class Transport {
     error: unknown,
     timeout: AbortSignal,
     secrets: Array<string | undefined>,
+    timeoutMs: number,
   ) {
     const e = error as { code?: string; name?: string; message?: string };
     const detail = redactSecrets(
@@ -411,7 +419,7 @@ export class Transport {
     ) {
       return new SvcTimeoutError({
         operation: op.name,
-        message: `no answer within ${this.timeoutMs} ms`,
+        message: `no answer within ${timeoutMs} ms`,
         outcomeUnknown: true,
       });
     }

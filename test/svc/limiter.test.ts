@@ -58,6 +58,58 @@ describe("shared rate limiter (RateBucket)", () => {
     expect((await l.reserve("default")) - clock.t).toBe(0);
   });
 
+  it("counts each operation in its own bucket, or all of them together with scope account", async () => {
+    const a = await account();
+    const clock = fakeClock();
+    const base = { accountId: a.id, callsPerSecond: 1, queryCallsPerSecond: 2, clock, marginMs: 0 };
+    const perOp = new DbRateLimiter(prisma, base);
+    expect((await perOp.reserve("default", "createOrderV3")) - clock.t).toBe(0);
+    expect((await perOp.reserve("default", "addCart")) - clock.t).toBe(0);
+    expect((await perOp.reserve("default", "createOrderV3")) - clock.t).toBe(1000);
+    // The two batch queries share one bucket whatever the scope.
+    expect((await perOp.reserve("query", "getOrderDetailBatch")) - clock.t).toBe(0);
+    expect((await perOp.reserve("query", "getProofOfDelivery")) - clock.t).toBe(500);
+
+    const b = await account();
+    const shared = new DbRateLimiter(prisma, { ...base, accountId: b.id, scope: "account" });
+    expect((await shared.reserve("default", "createOrderV3")) - clock.t).toBe(0);
+    expect((await shared.reserve("default", "addCart")) - clock.t).toBe(1000);
+    expect((await shared.reserve("default", "getBalance")) - clock.t).toBe(2000);
+    const keys = await prisma.rateBucket.findMany({
+      where: { accountId: { in: [a.id, b.id] } },
+      orderBy: [{ accountId: "asc" }, { bucket: "asc" }],
+    });
+    expect(keys.filter((k) => k.accountId === a.id).map((k) => k.bucket)).toEqual([
+      "op:addCart",
+      "op:createOrderV3",
+      "query",
+    ]);
+    expect(keys.filter((k) => k.accountId === b.id).map((k) => k.bucket)).toEqual(["default"]);
+  });
+
+  it("a 1600200 pauses only its bucket for a window, then slows it for a while", async () => {
+    const a = await account();
+    const clock = fakeClock();
+    const l = new DbRateLimiter(prisma, {
+      accountId: a.id,
+      callsPerSecond: 10,
+      queryCallsPerSecond: 2,
+      clock,
+      marginMs: 0,
+    });
+    expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(0);
+    await l.onRateLimited("default", "createOrderV3");
+    // The window empties first (1 s), then 1.5 × 100 ms apart until 15 s have passed.
+    expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(1000);
+    expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(1150);
+    // Other operations are not slowed.
+    expect((await l.reserve("default", "addCart")) - clock.t).toBe(0);
+    expect((await l.reserve("default", "addCart")) - clock.t).toBe(100);
+    clock.t += 16_000;
+    expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(0);
+    expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(100);
+  });
+
   it("slows the account down after a 1600200 until slowUntil", async () => {
     const a = await account();
     const clock = fakeClock();
@@ -69,6 +121,8 @@ describe("shared rate limiter (RateBucket)", () => {
       marginMs: 0,
       slowFactor: 3,
       slowForMs: 60_000,
+      pauseMs: 0,
+      scope: "account",
     });
     await l.reserve("default");
     await l.onRateLimited("default");

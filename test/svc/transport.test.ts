@@ -258,6 +258,15 @@ describe("transport: retries only where safe", () => {
     expect(seen).toHaveLength(2);
   });
 
+  it("waits longer for addCartConfirm, whose lost reply no query can replace", async () => {
+    const confirmed = { successCount: 1, submitSuccess: true, shipmentsId: "SH1", result: 1 };
+    handler = (_q, _b, res) => setTimeout(() => json(res, 200, env(200, confirmed)), 400);
+    const { client } = makeClient({ timeoutMs: 150, retry: { maxAttempts: 1, baseDelayMs: 1 } });
+    await expect(client.orders.addCart(["o1"])).rejects.toBeInstanceOf(E.SvcTimeoutError);
+    const r = await client.orders.addCartConfirm(["o1"]);
+    expect(r.shipmentsId).toBe("SH1");
+  });
+
   it("knows a refused connection never reached the server", async () => {
     const c = svcClient({
       baseUrl: "http://127.0.0.1:1",
