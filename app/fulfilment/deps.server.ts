@@ -24,6 +24,8 @@ export interface FulfilmentDeps {
 export interface PipelineOptions {
   /** How often a short balance is checked again (ms). */
   balanceRecheckMs: number;
+  /** How long a pay run goes by the stored known balance before asking the service again (ms). */
+  balanceTrustMs: number;
   /** Orders per getOrderDetailBatch call (≤ 100; the contract recommends 20–50). */
   queryBatchSize: number;
   /** A payment batch untouched this long is resumed by the reconciler (ms). */
@@ -36,6 +38,7 @@ export interface PipelineOptions {
 
 export const DEFAULT_OPTIONS: PipelineOptions = {
   balanceRecheckMs: 5 * 60_000,
+  balanceTrustMs: 5 * 60_000,
   queryBatchSize: 50,
   staleBatchMs: 5 * 60_000,
   heldRecheckMs: 10 * 60_000,

@@ -2,9 +2,11 @@
  * Paying: per service account, in batches (size and window from the shop's settings), one batch
  * at a time per account (the pay job's concurrency key):
  *
- *   getBalance (once per run) → addCart → addCartConfirm → saveGenerateParentOrder → payBalanceV2
+ *   (getBalance) → addCart → addCartConfirm → saveGenerateParentOrder → payBalanceV2
  *
- * so N orders cost N creates + about 5 calls per batch. Every step's result is persisted on the
+ * so N orders cost N creates + 4 calls per batch. The balance is asked for when the account's
+ * known balance (SvcAccount.knownBalance: the last answer minus what was committed since) is
+ * older than `balanceTrustMs`, does not cover an order, or was refused by a payment. Every step's result is persisted on the
  * PaymentBatch (state, shipmentOrderId, payId) and its orders before the next, so a crash
  * resumes the batch where it stopped; a payment whose outcome is unknown is checked with
  * getOrderDetailBatch before paying again, and the parent keeps its payId (the service does not
@@ -72,6 +74,10 @@ interface RunCtx {
   settings: ShopSettings;
   /** Balance known in this run (null: not read yet). */
   balance: string | null;
+  /** `balance` comes from getBalance in this run (not from the stored known balance). */
+  balanceFresh: boolean;
+  /** The stored known balance, if still trusted. */
+  storedBalance: string | null;
   /** Batches whose amount this run has already taken off `balance`. */
   reserved: Set<string>;
   result: PayRunResult;
@@ -90,6 +96,13 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
     shopDomain: account.shopDomain,
     settings,
     balance: null,
+    balanceFresh: false,
+    storedBalance:
+      account.knownBalance !== null &&
+      account.knownBalanceAt !== null &&
+      deps.clock.now() - account.knownBalanceAt.getTime() < optionsOf(deps).balanceTrustMs
+        ? account.knownBalance
+        : null,
     reserved: new Set(),
     result,
   };
@@ -174,28 +187,64 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
   return result;
 }
 
+/** Asks the service for the balance and stores it as the account's known balance. */
+async function fetchBalance(ctx: RunCtx): Promise<string> {
+  ctx.balance = toMoney((await ctx.client.payment.getBalance()).amount);
+  ctx.balanceFresh = true;
+  await ctx.deps.prisma.svcAccount.update({
+    where: { id: ctx.accountId },
+    data: { knownBalance: ctx.balance, knownBalanceAt: new Date(ctx.deps.clock.now()) },
+  });
+  return ctx.balance;
+}
+
+/** The balance this run goes by: the trusted stored one, else the service's. */
+async function currentBalance(ctx: RunCtx): Promise<string> {
+  if (ctx.balance !== null) return ctx.balance;
+  if (ctx.storedBalance !== null) return (ctx.balance = ctx.storedBalance);
+  return fetchBalance(ctx);
+}
+
+/** What is left once this run's commitments are paid, here and in the database. */
+async function setLeft(ctx: RunCtx, left: string) {
+  ctx.balance = left;
+  await ctx.deps.prisma.svcAccount.update({
+    where: { id: ctx.accountId },
+    data: { knownBalance: left },
+  });
+}
+
+/** Does the balance cover `amount`? A stored balance that says no is checked with the service. */
+async function covers(ctx: RunCtx, amount: string): Promise<boolean> {
+  if (compareMoney(amount, await currentBalance(ctx)) <= 0) return true;
+  if (ctx.balanceFresh) return false;
+  return compareMoney(amount, await fetchBalance(ctx)) <= 0;
+}
+
 /** Orders that the known balance covers, oldest first; the rest are short. */
 async function splitByBalance<T extends { id: string; amount: string | null }>(
   ctx: RunCtx,
   orders: T[],
 ) {
-  if (ctx.balance === null) {
-    const b = await ctx.client.payment.getBalance();
-    ctx.balance = toMoney(b.amount);
-  }
-  const fit: T[] = [];
-  const short: Array<T & { need: string }> = [];
-  let left = ctx.balance;
-  for (const o of orders) {
-    const need = o.amount ? toMoney(o.amount) : "0.00";
-    if (compareMoney(need, left) <= 0) {
-      fit.push(o);
-      left = subtractMoney(left, need);
-    } else short.push({ ...o, need });
-  }
+  const split = (balance: string) => {
+    const fit: T[] = [];
+    const short: Array<T & { need: string }> = [];
+    let left = balance;
+    for (const o of orders) {
+      const need = o.amount ? toMoney(o.amount) : "0.00";
+      if (compareMoney(need, left) <= 0) {
+        fit.push(o);
+        left = subtractMoney(left, need);
+      } else short.push({ ...o, need });
+    }
+    return { fit, short, left };
+  };
+  let result = split(await currentBalance(ctx));
+  // A stored balance may predate a top-up: ask before holding anything.
+  if (result.short.length > 0 && !ctx.balanceFresh) result = split(await fetchBalance(ctx));
   // What this run will spend is no longer available to the next batch.
-  ctx.balance = left;
-  return { fit, short };
+  await setLeft(ctx, result.left);
+  return { fit: result.fit, short: result.short };
 }
 
 async function holdShort(
@@ -467,21 +516,17 @@ async function runBatch(ctx: RunCtx, batch: PaymentBatch): Promise<void> {
           break;
         }
         case "parented": {
-          if (!current.isSandbox && current.amount) {
-            if (ctx.balance === null)
-              ctx.balance = toMoney((await ctx.client.payment.getBalance()).amount);
-            if (!ctx.reserved.has(current.id)) {
-              if (compareMoney(current.amount, ctx.balance) > 0) {
-                await holdBatchShort(
-                  ctx,
-                  current,
-                  orders.map((o) => o.id),
-                );
-                return;
-              }
-              ctx.balance = subtractMoney(ctx.balance, current.amount);
-              ctx.reserved.add(current.id);
+          if (!current.isSandbox && current.amount && !ctx.reserved.has(current.id)) {
+            if (!(await covers(ctx, current.amount))) {
+              await holdBatchShort(
+                ctx,
+                current,
+                orders.map((o) => o.id),
+              );
+              return;
             }
+            await setLeft(ctx, subtractMoney(await currentBalance(ctx), current.amount));
+            ctx.reserved.add(current.id);
           }
           current = await setBatch(ctx, current.id, { state: "paying" });
           state = "paying";
@@ -590,7 +635,7 @@ async function payOnce(ctx: RunCtx, batch: PaymentBatch, orderIds: string[], res
       await setBatch(ctx, batch.id, { state: "parented" });
       ctx.balance = "0.00";
       try {
-        ctx.balance = toMoney((await ctx.client.payment.getBalance()).amount);
+        await fetchBalance(ctx);
       } catch {
         /* the message then shows 0.00 */
       }

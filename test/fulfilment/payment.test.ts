@@ -1,7 +1,8 @@
 /**
- * Paying in batches: N orders cost N creates + 5 calls (balance, cart, confirm, parent, pay);
- * a cancel before payment takes the order out of its batch; after payment it is flagged; a short
- * balance holds the orders with the amounts, and a top-up lets them go on by themselves.
+ * Paying in batches: N orders cost N creates + 4 calls a batch (cart, confirm, parent, pay),
+ * plus getBalance when the known balance is not trusted any more; a cancel before payment takes
+ * the order out of its batch; after payment it is flagged; a short balance holds the orders with
+ * the amounts, and a top-up lets them go on by themselves, paid once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JOB } from "../../app/fulfilment/schedule.server";
@@ -89,9 +90,33 @@ describe("batched payment and cancellation", () => {
     expect(flagged.flag).toBe("cancelled_after_payment");
   });
 
+  it("asks for the balance once while it trusts the known one, and lowers that by each batch", async () => {
+    await updateSettings(prisma, h.shopDomain, { payBatchWindowSeconds: 0 });
+    const p = await h.connectedProduct("Second Batch Tee", "10.00");
+    const known = await prisma.svcAccount.findUniqueOrThrow({ where: { id: h.accountId } });
+    expect(known.knownBalance).toBe(h.svc.getBalance(h.simAccountId));
+    const before = callCounts();
+    const placed = await h.order([{ product: p, quantity: 2 }]);
+    await h.settle();
+    const row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+    const after = callCounts();
+    expect(after.getBalance! - before.getBalance!).toBe(0);
+    expect(after.payBalanceV2! - before.payBalanceV2!).toBe(1);
+    const now = await prisma.svcAccount.findUniqueOrThrow({ where: { id: h.accountId } });
+    // Known and real balance agree: the batch's amount came off both.
+    expect(now.knownBalance).toBe(h.svc.getBalance(h.simAccountId));
+    expect(now.knownBalanceAt).toEqual(known.knownBalanceAt);
+  });
+
   it("holds orders on a short balance with the amounts, and pays them after a top-up", async () => {
     await updateSettings(prisma, h.shopDomain, { payBatchWindowSeconds: 0 });
     h.svc.setBalance(h.simAccountId, "1.00");
+    // The known balance is older than it is trusted: the run asks before it carts anything.
+    await prisma.svcAccount.update({
+      where: { id: h.accountId },
+      data: { knownBalanceAt: new Date(Date.now() - 6 * 60_000) },
+    });
     const p = await h.connectedProduct("Pricey Lamp", "60.00");
     const carts = opCalls(h, "addCart");
     const placed = await h.order([{ product: p, quantity: 1 }]);
@@ -119,6 +144,42 @@ describe("batched payment and cancellation", () => {
     expect(row.reasonCode).toBeNull();
     expect(h.svc.getBalance(h.simAccountId)).toBe((200 - Number(row.amount)).toFixed(2));
     expect(opCalls(h, "payBalanceV2")).toBeGreaterThan(0);
+    expect(row.timeline.filter((t) => t.step === "pay" && t.outcome === "ok")).toHaveLength(1);
+  });
+
+  it("a balance spent outside the app while the known one is trusted: refused, held, paid once after a top-up", async () => {
+    await updateSettings(prisma, h.shopDomain, { payBatchWindowSeconds: 0 });
+    const p = await h.connectedProduct("Console Spend Mug", "40.00");
+    const known = await prisma.svcAccount.findUniqueOrThrow({ where: { id: h.accountId } });
+    expect(Number(known.knownBalance)).toBeGreaterThan(40);
+    // Another store of the same service account pays from the balance: the app does not know.
+    h.svc.setBalance(h.simAccountId, "2.00");
+    const pays = opCalls(h, "payBalanceV2");
+    const placed = await h.order([{ product: p, quantity: 1 }]);
+    await h.settle();
+    let row = await h.row(placed.legacyId);
+    expect(row.state).toBe("HELD");
+    expect(row.reasonCode).toBe("short_balance");
+    // The refusal made the app ask: the message shows the real balance.
+    expect(row.reasonMessage).toContain("2.00 USD");
+    expect(opCalls(h, "payBalanceV2")).toBe(pays + 1);
+    const batch = await prisma.paymentBatch.findUniqueOrThrow({
+      where: { id: row.paymentBatchId! },
+    });
+    expect(batch.state).toBe("parented");
+    expect(h.svc.getBalance(h.simAccountId)).toBe("2.00");
+
+    h.svc.setBalance(h.simAccountId, "300.00");
+    // The scheduled re-check, brought forward.
+    await prisma.job.updateMany({
+      where: { kind: JOB.pay, state: "available" },
+      data: { runAt: new Date() },
+    });
+    await h.settle();
+    row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+    expect(row.paymentBatchId).toBe(batch.id);
+    expect(h.svc.getBalance(h.simAccountId)).toBe((300 - Number(row.amount)).toFixed(2));
     expect(row.timeline.filter((t) => t.step === "pay" && t.outcome === "ok")).toHaveLength(1);
   });
 });
