@@ -14,7 +14,6 @@ import {
   Button,
   Card,
   DataTable,
-  InlineGrid,
   InlineStack,
   Layout,
   Link as PolarisLink,
@@ -22,6 +21,7 @@ import {
   Text,
 } from "@shopify/polaris";
 import { useEffect } from "react";
+import { Facts } from "../components/Facts";
 import { requireAdmin } from "../admin/context.server";
 import { orderAction } from "../admin/order-actions.server";
 import { orderDetail, proofOfDelivery } from "../admin/orders.server";
@@ -253,24 +253,14 @@ export default function OrderPage() {
                 <Text as="h2" variant="headingMd">
                   At the service
                 </Text>
-                <InlineGrid columns={2} gap="100">
-                  <Text as="span" tone="subdued">
-                    Order number
-                  </Text>
-                  <Text as="span">{order.orderNumber}</Text>
-                  <Text as="span" tone="subdued">
-                    Service order
-                  </Text>
-                  <Text as="span">{order.svcOrderId ?? "—"}</Text>
-                  <Text as="span" tone="subdued">
-                    Parent order
-                  </Text>
-                  <Text as="span">{order.shipmentOrderId ?? "—"}</Text>
-                  <Text as="span" tone="subdued">
-                    Sandbox
-                  </Text>
-                  <Text as="span">{order.isSandbox ? "yes (not charged)" : "no"}</Text>
-                </InlineGrid>
+                <Facts
+                  items={[
+                    ["Order number", order.orderNumber],
+                    ["Service order", order.svcOrderId ?? "—"],
+                    ["Parent order", order.shipmentOrderId ?? "—"],
+                    ["Sandbox", order.isSandbox ? "yes (not charged)" : "no"],
+                  ]}
+                />
               </BlockStack>
             </Card>
             <Card>
@@ -278,26 +268,18 @@ export default function OrderPage() {
                 <Text as="h2" variant="headingMd">
                   Payment
                 </Text>
-                <InlineGrid columns={2} gap="100">
-                  <Text as="span" tone="subdued">
-                    Amount
-                  </Text>
-                  <Text as="span">
-                    {order.amount ? `${order.amount} ${order.currency ?? ""}` : "—"}
-                  </Text>
-                  <Text as="span" tone="subdued">
-                    Paid
-                  </Text>
-                  <Text as="span">{order.paidAt ? formatDateTime(order.paidAt) : "not yet"}</Text>
-                  <Text as="span" tone="subdued">
-                    Batch
-                  </Text>
-                  <Text as="span">
-                    {order.payment
-                      ? `${order.payment.state}${order.payment.error ? ` — ${order.payment.error}` : ""}`
-                      : "—"}
-                  </Text>
-                </InlineGrid>
+                <Facts
+                  items={[
+                    ["Amount", order.amount ? `${order.amount} ${order.currency ?? ""}` : "—"],
+                    ["Paid", order.paidAt ? formatDateTime(order.paidAt) : "not yet"],
+                    [
+                      "Batch",
+                      order.payment
+                        ? `${order.payment.state}${order.payment.error ? ` — ${order.payment.error}` : ""}`
+                        : "—",
+                    ],
+                  ]}
+                />
               </BlockStack>
             </Card>
             <Card>
@@ -305,25 +287,18 @@ export default function OrderPage() {
                 <Text as="h2" variant="headingMd">
                   Dates
                 </Text>
-                {(
-                  [
-                    ["Received", order.createdAt],
-                    ["Placed", order.placedAt],
-                    ["Paid", order.paidAt],
-                    ["Tracking sent", order.fulfilledAt],
-                    ["Delivered", order.deliveredAt],
-                    ["Cancelled", order.cancelledAt],
-                  ] as const
-                )
-                  .filter(([, v]) => v)
-                  .map(([k, v]) => (
-                    <InlineStack key={k} align="space-between">
-                      <Text as="span" tone="subdued">
-                        {k}
-                      </Text>
-                      <Text as="span">{formatDateTime(v)}</Text>
-                    </InlineStack>
-                  ))}
+                <Facts
+                  items={(
+                    [
+                      ["Received", order.createdAt],
+                      ["Placed", order.placedAt],
+                      ["Paid", order.paidAt],
+                      ["Tracking sent", order.fulfilledAt],
+                      ["Delivered", order.deliveredAt],
+                      ["Cancelled", order.cancelledAt],
+                    ] as const
+                  ).flatMap(([k, v]) => (v ? [[k, formatDateTime(v)] as const] : []))}
+                />
               </BlockStack>
             </Card>
           </BlockStack>
