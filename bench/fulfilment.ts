@@ -4,6 +4,7 @@
  * webhooks → fulfilments in the shop simulator. Prints one JSON object.
  *
  *   npx tsx bench/fulfilment.ts --orders 100 --shops 1 --latency 20 --calls 10 --batch 50
+ *   npx tsx bench/fulfilment.ts --chaos --orders 300 --shops 2     (see bench/chaos.ts)
  *
  * Each shop has its own service account (and its own pair of simulators). Uses a fresh schema
  * on BENCH_DATABASE_URL (default: the local server's `test` database), dropped afterwards.
@@ -11,6 +12,12 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { freshSchema } from "../test/helpers/pg";
+
+// `--chaos`: faults, duplicated webhooks and killed worker processes (bench/chaos.ts).
+if (process.argv.slice(2).includes("--chaos")) {
+  const { runChaos } = await import("./chaos");
+  process.exit(await runChaos(process.argv.slice(2)));
+}
 
 const { values } = parseArgs({
   options: {

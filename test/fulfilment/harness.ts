@@ -82,6 +82,37 @@ const findRow = (shopDomain: string, legacyId: number) =>
     include: { lines: true, shipments: true, timeline: { orderBy: { id: "asc" } } },
   });
 
+/**
+ * The pipeline's dependencies as the harness wires them: service clients with the harness's
+ * time-out, retries and rate margin, the shop gateway of the offline session, and `now` (the
+ * service simulator's clock in-process; a worker process of the chaos bench passes Date.now).
+ */
+export function harnessDeps(o: { now: () => number; clientTimeoutMs?: number }): FulfilmentDeps {
+  const clock = {
+    now: o.now,
+    sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms))),
+  };
+  const svcFor = (accountId: string) =>
+    svcClientForAccount(accountId, {
+      prisma,
+      clock,
+      timeoutMs: o.clientTimeoutMs ?? 5_000,
+      retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
+      retrySleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      // 30 ms of departure-to-arrival jitter (one process runs the app, both simulators and the
+      // bench): with 5 ms (and 20) a busy event loop drew 1600200 replies, each slowing the account 3× for
+      // a minute. Costs 3% of the limit at 10 calls/s.
+      rateMarginMs: 30,
+    });
+  return {
+    prisma,
+    svcFor,
+    shopFor: (d) => shopGatewayFor(d),
+    clock,
+    options: { balanceRecheckMs: 60_000 },
+  };
+}
+
 export async function startHarness(opts: {
   shopDomain: string;
   balance?: string;
@@ -90,8 +121,16 @@ export async function startHarness(opts: {
   callsPerSecond?: number;
   latencyMs?: number;
   workerConcurrency?: number;
+  /**
+   * A service simulator to share (several shops' accounts at one service, as in production,
+   * so order ids never repeat across shops); default: a new one, closed by close().
+   */
+  svc?: ServiceSim;
+  /** Sees every request the app server receives (path and raw body), before it is handled. */
+  onAppRequest?: (path: string, body: string) => void;
 }): Promise<Harness> {
-  const svc = await startServiceSim({ allowLoopbackWebhooks: true, latencyMs: opts.latencyMs });
+  const svc =
+    opts.svc ?? (await startServiceSim({ allowLoopbackWebhooks: true, latencyMs: opts.latencyMs }));
   const cps = opts.callsPerSecond ?? 50;
   const webhookSecret = randomBytes(24).toString("base64url");
 
@@ -99,6 +138,7 @@ export async function startHarness(opts: {
     const path = (req.url ?? "").split("?")[0]!;
     void (async () => {
       const request = await toRequest(req, "https://app.test");
+      if (opts.onAppRequest) opts.onAppRequest(path, await request.clone().text());
       let response: Response;
       const svcMatch = /^\/webhooks\/svc\/([^/]+)$/.exec(path);
       if (svcMatch) response = await callRoute(svcWebhook, request, { secret: svcMatch[1]! });
@@ -150,22 +190,11 @@ export async function startHarness(opts: {
     where: { id: account.id },
     data: { webhookSecret, openId: simAccount.openId },
   });
-  const clock = {
+  const deps = harnessDeps({
     now: () => svc.clock.now(),
-    sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms))),
-  };
-  const svcFor = (accountId: string) =>
-    svcClientForAccount(accountId, {
-      prisma,
-      clock,
-      timeoutMs: opts.clientTimeoutMs ?? 5_000,
-      retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
-      retrySleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-      // 30 ms of departure-to-arrival jitter (one process runs the app, both simulators and the
-      // bench): with 5 ms (and 20) a busy event loop drew 1600200 replies, each slowing the account 3× for
-      // a minute. Costs 3% of the limit at 10 calls/s.
-      rateMarginMs: 30,
-    });
+    clientTimeoutMs: opts.clientTimeoutMs,
+  });
+  const svcFor = deps.svcFor;
   const client = await svcFor(account.id);
   const hook = `${appUrl}/webhooks/svc/${webhookSecret}`;
   await client.webhooks.set({
@@ -173,13 +202,6 @@ export async function startHarness(opts: {
     logistics: { type: "ENABLE", callbackUrls: [hook] },
   });
 
-  const deps: FulfilmentDeps = {
-    prisma,
-    svcFor,
-    shopFor: (d) => shopGatewayFor(d),
-    clock,
-    options: { balanceRecheckMs: 60_000 },
-  };
   const worker = new Worker({
     prisma,
     handlers: { ...handlers, ...fulfilmentHandlers(() => deps) },
@@ -265,7 +287,7 @@ export async function startHarness(opts: {
     async close() {
       route.restore();
       await shop.close();
-      await svc.close();
+      if (!opts.svc) await svc.close();
       app.closeAllConnections();
       await new Promise((r) => app.close(r));
     },

@@ -22,7 +22,11 @@ export interface ShopifyRoute {
 
 export function routeShopifyToSim(
   simUrl: string,
-  opts: { match?: (host: string) => boolean } = {},
+  opts: {
+    match?: (host: string) => boolean;
+    /** Per shop: the simulator serving that host (default: `simUrl` for every host). */
+    simFor?: (host: string) => string | undefined;
+  } = {},
 ): ShopifyRoute {
   const match = opts.match ?? ((host) => host.endsWith(".myshopify.com"));
   const base = new URL(simUrl);
@@ -40,7 +44,8 @@ export function routeShopifyToSim(
       init?.headers ?? (input instanceof Request ? input.headers : undefined),
     );
     headers.set("X-Sim-Shop-Domain", url.hostname);
-    const target = new URL(url.pathname + url.search, base);
+    const sim = opts.simFor?.(url.hostname);
+    const target = new URL(url.pathname + url.search, sim ? new URL(sim) : base);
     if (input instanceof Request && !init) {
       return realFetch(
         new Request(target, { method: input.method, headers, body: await input.text() }),
