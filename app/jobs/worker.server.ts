@@ -115,7 +115,8 @@ export class Worker {
     this.handlers = opts.handlers;
     this.concurrency = opts.concurrency ?? 2;
     this.pollMs = opts.pollMs ?? 500;
-    this.leaseMs = opts.leaseMs ?? 60_000;
+    // Renewed every third of it: a job held by a process that died runs again within 30 s.
+    this.leaseMs = opts.leaseMs ?? 30_000;
     this.recurring = opts.recurring ?? [];
     this.id = opts.workerId ?? newWorkerId();
     this.log = opts.log ?? (() => {});
