@@ -79,6 +79,12 @@ export async function schedulePay(
   });
 }
 
+/**
+ * A track job for the order. A job of the order that is still waiting for its first run (a busy
+ * queue, a reconciler pass every minute, hints arriving in bursts) takes this request instead
+ * of a second job: its records become these (fresher; none means it fetches for itself), its
+ * hints gather, and it runs no later than this one would. One job per order waits at most.
+ */
 export async function scheduleTrack(
   db: Db,
   o: {
@@ -90,6 +96,25 @@ export async function scheduleTrack(
     runAt?: Date;
   },
 ) {
+  const hints = JSON.stringify(o.hintIds ?? []);
+  const records = o.records === undefined ? null : JSON.stringify(o.records);
+  const merged = await db.$queryRaw<{ id: bigint }[]>`
+    UPDATE "Job" SET "payload" = jsonb_build_object('orderId', ${o.orderId}::text)
+        || COALESCE((SELECT jsonb_build_object('hintIds', jsonb_agg(DISTINCT e))
+                     FROM jsonb_array_elements(
+                       COALESCE("payload"->'hintIds', '[]'::jsonb) || ${hints}::jsonb) e
+                     HAVING count(*) > 0), '{}'::jsonb)
+        || CASE WHEN ${records}::jsonb IS NULL THEN '{}'::jsonb
+                ELSE jsonb_build_object('records', ${records}::jsonb) END,
+      "runAt" = LEAST("runAt", ${o.runAt ?? new Date()}),
+      "updatedAt" = now()
+    WHERE "id" = (SELECT "id" FROM "Job" WHERE "kind" = ${JOB.track}
+                    AND "concurrencyKey" = ${`order:${o.orderId}`} AND "state" = 'available'
+                    AND "attempts" = 0
+                  ORDER BY "id" LIMIT 1)
+      AND "state" = 'available'
+    RETURNING "id"`;
+  if (merged[0]) return { id: merged[0].id, created: false };
   return enqueue(db, {
     kind: JOB.track,
     payload: {

@@ -4,6 +4,7 @@
  * fulfils only its own lines).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
 import { enqueue } from "../../app/jobs/queue.server";
 import type { SimOrder } from "../sim/service/index";
@@ -66,6 +67,45 @@ describe("resilience", () => {
     // A second pass changes nothing.
     await reconcile();
     expect(h.shop.fulfillments(h.shopDomain, placed.shopOrderId)).toHaveLength(1);
+  });
+
+  it("reconciler passes that meet a waiting track job refresh it instead of queueing another", async () => {
+    const p = await h.connectedProduct("Backlog Lamp", "18.00");
+    const placed = await h.order([{ product: p, quantity: 1 }]);
+    await h.settle();
+    const row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+
+    h.svc.setFaults({ dropWebhook: 1 });
+    h.svc.ship(row.svcOrderId!, { trackNumber: "BACKLOG-1" });
+    await h.svc.deliverPendingWebhooks();
+
+    // Three passes before any worker gets to the order (a busy queue): one job waits for it.
+    const waiting = () =>
+      prisma.job.findMany({
+        where: { kind: JOB.track, state: "available", concurrencyKey: `order:${row.id}` },
+      });
+    // (each pass a second later than the last: a pass names its jobs by the second)
+    const pass = (n: number) =>
+      reconcileAccount(
+        { ...h.deps, clock: { ...h.deps.clock, now: () => h.deps.clock.now() + n * 1000 } },
+        h.accountId,
+      );
+    await pass(1);
+    h.svc.ship(row.svcOrderId!, { trackNumber: "BACKLOG-2" });
+    await h.svc.deliverPendingWebhooks();
+    h.svc.clearFaults();
+    await pass(2);
+    await pass(3);
+    const jobs = await waiting();
+    expect(jobs).toHaveLength(1);
+    // It carries the latest records.
+    expect(JSON.stringify(jobs[0]!.payload)).toContain("BACKLOG-2");
+
+    await h.settle();
+    const f = h.shop.fulfillments(h.shopDomain, placed.shopOrderId);
+    expect(f).toHaveLength(1);
+    expect(f[0]!.tracking[0]!.number).toBe("BACKLOG-2");
   });
 
   it("a split shipment fulfils only the lines of each parcel", async () => {
