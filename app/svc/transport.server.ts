@@ -289,7 +289,10 @@ export class Transport {
 
   mayRetry(op: OperationDef, error: SvcError): boolean {
     if (op.retry === "safe") return error.retryable;
-    // Not idempotent: only when the request provably never reached the server.
+    // Not idempotent: only when the request provably never ran: it never reached the server,
+    // or the service refused it as too many requests (1600200 is its limiter's answer, given
+    // before the call runs; the retry waits for the bucket's pause).
+    if (error instanceof SvcRateLimitError) return true;
     return error instanceof SvcNetworkError && !error.outcomeUnknown;
   }
 

@@ -244,6 +244,34 @@ describe("transport: retries only where safe", () => {
     expect(seen).toHaveLength(3);
   });
 
+  it("retries a create or a payment that the service refused as too many requests (1600200)", async () => {
+    handler = script(
+      (res) => json(res, 200, env(1600200)),
+      (res) => json(res, 200, env(200, { orderId: "SVC-1", orderNumber: order.orderNumber })),
+      (res) => json(res, 200, env(1600200)),
+      (res) => json(res, 200, env(1600200)),
+      (res) => json(res, 200, env(200, true)),
+    );
+    const limited: string[] = [];
+    const limiter: Limiter = {
+      acquire: async () => undefined,
+      onRateLimited: async (_b, operation) => void limited.push(operation),
+    };
+    const { client } = makeClient({ limiter });
+    const created = await client.orders.createOrderV3(order);
+    expect(created.orderId).toBe("SVC-1");
+    await client.payment.payBalanceV2("s1", "p1");
+    expect(seen).toHaveLength(5);
+    expect(limited).toEqual(["createOrderV3", "payBalanceV2", "payBalanceV2"]);
+    // A refusal on the last attempt is still an error (no endless loop).
+    handler = (_q, _b, res) => json(res, 200, env(1600200));
+    seen.length = 0;
+    const e = (await client.orders.createOrderV3(order).catch((x: unknown) => x)) as E.SvcError;
+    expect(e).toBeInstanceOf(E.SvcRateLimitError);
+    expect(e.outcomeUnknown).toBeFalsy();
+    expect(seen).toHaveLength(4);
+  });
+
   it("times out (outcome unknown), retrying a query but not a create", async () => {
     handler = (_q, _b, res) => setTimeout(() => json(res, 200, env(200, [])), 800);
     const { client } = makeClient({ timeoutMs: 150, retry: { maxAttempts: 2, baseDelayMs: 1 } });
