@@ -6,7 +6,9 @@
  *   npx tsx bench/fulfilment.ts --orders 100 --shops 1 --latency 20 --calls 10 --batch 50
  *   npx tsx bench/fulfilment.ts --chaos --orders 300 --shops 2     (see bench/chaos.ts)
  *
- * Each shop has its own service account (and its own pair of simulators). Uses a fresh schema
+ * Each shop has its own shop simulator and its own service account at one service simulator (as
+ * in production: order ids never repeat across accounts; every worker of the process takes any
+ * shop's job, so the accounts must live at the one service). Uses a fresh schema
  * on BENCH_DATABASE_URL (default: the local server's `test` database), dropped afterwards.
  */
 import { randomBytes } from "node:crypto";
@@ -48,6 +50,7 @@ Object.assign(process.env, {
 });
 
 const { startHarness, prisma } = await import("../test/fulfilment/harness");
+const { startServiceSim } = await import("../test/sim/service/index");
 const { closeDatabase } = await import("../app/db.server");
 
 const pct = (xs: number[], p: number) => {
@@ -59,6 +62,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 try {
   const perShop = Math.ceil(ORDERS / SHOPS);
+  const svc = await startServiceSim({ allowLoopbackWebhooks: true, latencyMs: LATENCY });
   const harnesses = [];
   for (let i = 0; i < SHOPS; i++) {
     harnesses.push(
@@ -68,6 +72,7 @@ try {
         callsPerSecond: CALLS,
         latencyMs: LATENCY,
         workerConcurrency: 4,
+        svc,
         settings: { payBatchSize: BATCH, payBatchWindowSeconds: 1 },
       }),
     );
@@ -190,6 +195,24 @@ try {
       .filter((f) => f.tracking[0]?.number).length;
   }
   const lost = placed.length - (await prisma.shopOrder.count({ where: { state: "FULFILLED" } }));
+  if (lost > 0) {
+    // Where the unfulfilled orders stopped: shop, state and their last timeline step.
+    const stuck = await prisma.shopOrder.findMany({
+      where: { state: { not: "FULFILLED" } },
+      select: {
+        shopDomain: true,
+        state: true,
+        timeline: { orderBy: { id: "desc" }, take: 1, select: { step: true, outcome: true } },
+      },
+    });
+    const where: Record<string, number> = {};
+    for (const r of stuck) {
+      const t = r.timeline[0];
+      const key = `${r.shopDomain} ${r.state} ${t ? `${t.step}:${t.outcome}` : "-"}`;
+      where[key] = (where[key] ?? 0) + 1;
+    }
+    console.error("not fulfilled:", where);
+  }
   const ordersPerSec = placed.length / (paidAllMs / 1000);
   const ceiling = CALLS * SHOPS;
   console.log(
@@ -200,6 +223,7 @@ try {
       accounts: SHOPS,
       simulated_latency_ms: LATENCY,
       account_calls_per_sec: CALLS,
+      rate_scope: process.env.SVC_RATE_SCOPE || "operation",
       batch_size: BATCH,
       orders_per_sec: Math.round(ordersPerSec * 100) / 100,
       ceiling_orders_per_sec: ceiling,
@@ -219,6 +243,7 @@ try {
     }),
   );
   for (const h of harnesses) await h.close();
+  await svc.close();
 } finally {
   await closeDatabase().catch(() => {});
   await fresh.drop();

@@ -32,6 +32,9 @@ import { type ShopSim, type SimProduct, startShopSim } from "../sim/shop/server"
 
 export { prisma };
 
+/** Shop domain → the URL of its shop simulator, for every harness of this process. */
+const shopSims = new Map<string, string>();
+
 const shopRoutes: Record<string, (args: ActionFunctionArgs) => unknown> = {
   "/webhooks/orders/create": ordersCreate,
   "/webhooks/orders/paid": ordersPaid,
@@ -100,8 +103,8 @@ export function harnessDeps(o: { now: () => number; clientTimeoutMs?: number }):
       retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
       retrySleep: (ms) => new Promise((r) => setTimeout(r, ms)),
       // 30 ms of departure-to-arrival jitter (one process runs the app, both simulators and the
-      // bench): with 5 ms (and 20) a busy event loop drew 1600200 replies, each slowing the account 3× for
-      // a minute. Costs 3% of the limit at 10 calls/s.
+      // bench): with 5 ms (and 20) a busy event loop drew 1600200 replies, each pausing and
+      // slowing its bucket. Costs 3% of the limit at 10 calls/s.
       rateMarginMs: 30,
     });
   return {
@@ -154,7 +157,10 @@ export async function startHarness(opts: {
   const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
 
   const shop = await startShopSim({ appUrl, apiSecret: "test-api-secret" });
-  const route: ShopifyRoute = routeShopifyToSim(shop.url);
+  // Several harnesses in one process (the bench's --shops) share the one library fetch: each
+  // shop's Admin calls go to that shop's simulator.
+  shopSims.set(opts.shopDomain, shop.url);
+  const route: ShopifyRoute = routeShopifyToSim(shop.url, { simFor: (h) => shopSims.get(h) });
   const { accessToken } = shop.addShop(opts.shopDomain);
   await sessionStorage.storeSession(
     new Session({
@@ -285,7 +291,8 @@ export async function startHarness(opts: {
     },
     row: (legacyId) => findRow(opts.shopDomain, legacyId),
     async close() {
-      route.restore();
+      shopSims.delete(opts.shopDomain);
+      if (shopSims.size === 0) route.restore();
       await shop.close();
       if (!opts.svc) await svc.close();
       app.closeAllConnections();
