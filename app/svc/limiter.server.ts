@@ -13,9 +13,10 @@
  * call of the account together).
  *
  * A 1600200 reply means the service's one-second window was full: the bucket pauses for a whole
- * window (`pauseMs`), so the window empties, and its intervals are multiplied by `slowFactor`
- * for `slowForMs` (each further 1600200 extends that). One stray reply costs about a second, not
- * a minute; a service that counts stricter than we think keeps the bucket slowed.
+ * window (`pauseMs`), so the window empties. A second 1600200 within `slowForMs` of the one
+ * before also multiplies the bucket's intervals by `slowFactor` for `slowForMs` (each further
+ * one extends that). One stray reply (a call delayed on its way, so that it arrived close behind
+ * the next) costs a second; a service that counts stricter than we think keeps the bucket slowed.
  */
 import type { PrismaClient } from "@prisma/client";
 import type { Bucket, Limiter } from "./transport.server";
@@ -118,13 +119,19 @@ export class DbRateLimiter implements Limiter {
     const key = this.bucketKey(bucket, operation);
     const pauseUntil = now + (this.opts.pauseMs ?? DEFAULT_PAUSE_MS);
     const slowUntil = now + (this.opts.slowForMs ?? DEFAULT_SLOW_FOR_MS);
+    const since = now - (this.opts.slowForMs ?? DEFAULT_SLOW_FOR_MS);
     await this.prisma.$executeRaw`
-      INSERT INTO "RateBucket" ("accountId", "bucket", "nextAt", "slowUntil")
+      INSERT INTO "RateBucket" ("accountId", "bucket", "nextAt", "limitedAt")
       VALUES (${this.opts.accountId}, ${key},
               to_timestamp(${pauseUntil}::float8 / 1000) AT TIME ZONE 'UTC',
-              to_timestamp(${slowUntil}::float8 / 1000) AT TIME ZONE 'UTC')
+              to_timestamp(${now}::float8 / 1000) AT TIME ZONE 'UTC')
       ON CONFLICT ("accountId", "bucket") DO UPDATE SET
         "nextAt" = GREATEST("RateBucket"."nextAt", EXCLUDED."nextAt"),
-        "slowUntil" = GREATEST(COALESCE("RateBucket"."slowUntil", EXCLUDED."slowUntil"), EXCLUDED."slowUntil")`;
+        "limitedAt" = EXCLUDED."limitedAt",
+        "slowUntil" = CASE
+          WHEN "RateBucket"."limitedAt" > to_timestamp(${since}::float8 / 1000) AT TIME ZONE 'UTC'
+          THEN GREATEST("RateBucket"."slowUntil",
+                        to_timestamp(${slowUntil}::float8 / 1000) AT TIME ZONE 'UTC')
+          ELSE "RateBucket"."slowUntil" END`;
   }
 }

@@ -87,7 +87,7 @@ describe("shared rate limiter (RateBucket)", () => {
     expect(keys.filter((k) => k.accountId === b.id).map((k) => k.bucket)).toEqual(["default"]);
   });
 
-  it("a 1600200 pauses only its bucket for a window, then slows it for a while", async () => {
+  it("a 1600200 pauses only its bucket for a window; a second one soon after slows it for a while", async () => {
     const a = await account();
     const clock = fakeClock();
     const l = new DbRateLimiter(prisma, {
@@ -99,18 +99,27 @@ describe("shared rate limiter (RateBucket)", () => {
     });
     expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(0);
     await l.onRateLimited("default", "createOrderV3");
-    // The window empties first (1 s), then 1.5 × 100 ms apart until 15 s have passed.
+    // A stray reply: the window empties (1 s), then the usual 100 ms apart.
+    expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(1000);
+    expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(1100);
+    clock.t += 5_000;
+    await l.onRateLimited("default", "createOrderV3");
+    // A second within 15 s: paused, then 1.5 × 100 ms apart until 15 s have passed.
     expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(1000);
     expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(1150);
-    // Other operations are not slowed.
+    // Other operations are neither paused nor slowed.
     expect((await l.reserve("default", "addCart")) - clock.t).toBe(0);
     expect((await l.reserve("default", "addCart")) - clock.t).toBe(100);
     clock.t += 16_000;
     expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(0);
     expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(100);
+    // One more, long after the last: a pause again, no slowing.
+    await l.onRateLimited("default", "createOrderV3");
+    expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(1000);
+    expect((await l.reserve("default", "createOrderV3")) - clock.t).toBe(1100);
   });
 
-  it("slows the account down after a 1600200 until slowUntil", async () => {
+  it("slows the account down after two 1600200 replies until slowUntil", async () => {
     const a = await account();
     const clock = fakeClock();
     const l = new DbRateLimiter(prisma, {
@@ -125,6 +134,7 @@ describe("shared rate limiter (RateBucket)", () => {
       scope: "account",
     });
     await l.reserve("default");
+    await l.onRateLimited("default");
     await l.onRateLimited("default");
     const row = await prisma.rateBucket.findUniqueOrThrow({
       where: { accountId_bucket: { accountId: a.id, bucket: "default" } },

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "RateBucket" ADD COLUMN     "limitedAt" TIMESTAMP(3);
+
