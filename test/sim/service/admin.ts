@@ -118,6 +118,10 @@ export async function handleAdmin(
         sim.ship(text(b, "order"), body);
         await sim.deliverPendingWebhooks();
         return sendJson(res, 200, sim.order(text(b, "order")));
+      case "POST orders/:/console-pay":
+        sim.payInConsole(text(b, "order"));
+        await sim.deliverPendingWebhooks();
+        return sendJson(res, 200, sim.order(text(b, "order")));
       case "POST orders/:/deliver":
         sim.deliver(text(b, "order"));
         await sim.deliverPendingWebhooks();

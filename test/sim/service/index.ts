@@ -17,6 +17,7 @@ import type { SimRuntime } from "./context";
 import { Faults, type FaultConfig } from "./faults";
 import { formatMoney, parseMoney } from "./money";
 import { connectPendingOrders, deliverOrder, shipOrder, type ShipOptions } from "./orders";
+import { payInConsole } from "./payment";
 import { RateLimiter } from "./ratelimit";
 import { ROUTES } from "./routes";
 import { handleApi, sendJson } from "./server";
@@ -68,6 +69,8 @@ export interface ServiceSim {
   ): void;
   ship(orderId: string, opts?: ShipOptions): void;
   deliver(orderId: string): void;
+  /** The merchant pays the parent order holding this order in the service's console. */
+  payInConsole(orderId: string): void;
   setDisputeStatus(disputeId: string, status: number, supportMessage?: string): void;
   deliverPendingWebhooks(): Promise<void>;
   webhookDeliveries(): Array<{
@@ -164,6 +167,7 @@ export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<Ser
     },
     ship: (id, o) => shipOrder(rt, orderOrThrow(id), o),
     deliver: (id) => deliverOrder(rt, orderOrThrow(id)),
+    payInConsole: (id) => payInConsole(rt, orderOrThrow(id)),
     setDisputeStatus: (id, status, msg) => setDisputeStatus(state, id, status, msg),
     deliverPendingWebhooks: () => webhooks.deliverPending(),
     webhookDeliveries: () =>

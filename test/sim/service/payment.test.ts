@@ -126,6 +126,22 @@ describe("cart, parent order and balance payment", () => {
     expect((await c.post("/shopping/pay/payBalance", { orderId: "SO-unknown" })).code).toBe(803);
   });
 
+  it("the console pays a confirmed order's whole parent once (admin API), and nothing unconfirmed", async () => {
+    const c = await client(sim, { balance: "500.00" });
+    const ids = await createOrders(c, "CON", 2);
+    const [lone] = await createOrders(c, "CON-LONE", 1);
+    expect(() => sim.payInConsole(lone!)).toThrow(/not in a parent order/);
+    await c.post("/shopping/order/addCart", { svcOrderIdList: ids });
+    await c.post("/shopping/order/addCartConfirm", { svcOrderIdList: ids });
+    const res = await fetch(`${sim.url}/__sim/orders/${ids[0]}/console-pay`, { method: "POST" });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { status: string }).status).toBe("UNSHIPPED");
+    expect(sim.order(ids[1]!)?.status).toBe("UNSHIPPED");
+    sim.payInConsole(ids[1]!);
+    expect(sim.getBalance(c.accountId)).toBe(formatMoney(50000n - sum(ids)));
+    expect(sim.order(lone!)?.status).toBe("CREATED");
+  });
+
   it("sandbox orders are not charged and cannot share a parent with normal orders", async () => {
     const c = await client(sim, { balance: "10.00" });
     const sandbox = await createOrders(c, "SB", 2, { isSandbox: 1 });

@@ -120,3 +120,21 @@ export function payBalance(ctx: Ctx): null {
   if (s) s.paid = true;
   return null;
 }
+
+/**
+ * The merchant pays, in the service's web console, the parent order holding this order (every
+ * sub-order of it, from the account's balance): what the app asks the merchant to do when a
+ * confirmation's reply was lost and its shipmentOrderId with it. Not an API operation.
+ */
+export function payInConsole(rt: SimRuntime, order: SimOrder): void {
+  const s = order.shipmentOrderId ? rt.state.shipments.get(order.shipmentOrderId) : undefined;
+  if (!s) throw new Error(`order ${order.orderId ?? order.orderNumber} is not in a parent order`);
+  const account = rt.state.accounts.get(s.accountId);
+  if (!account) throw new Error(`account ${s.accountId} does not exist`);
+  if (s.paid) return;
+  const orders = s.orderIds
+    .map((id) => rt.state.orders.get(id))
+    .filter((o): o is SimOrder => o !== undefined);
+  payOrders(rt, account, orders);
+  s.paid = true;
+}
