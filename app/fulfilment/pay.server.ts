@@ -29,6 +29,8 @@ import { JOB, schedulePay } from "./schedule.server";
 import { addTimelineMany, errorFields } from "./timeline.server";
 
 const UNPAID_STATUSES = ["CREATED", "IN_CART", "UNPAID"];
+/** Statuses of an order the service has been paid for. */
+const PAID_AT_SERVICE = ["UNSHIPPED", "PENDING", "PROCESSING", "SHIPPED", "DELIVERED"];
 const OPEN_BATCH_STATES = ["open", "carted", "confirming", "confirmed", "parented", "paying"];
 
 export interface PayRunResult {
@@ -339,6 +341,51 @@ async function dropFromBatch(
   ctx.result.failed += ids.length;
 }
 
+/**
+ * Orders the cart refused may have been paid at the service outside the app: the merchant paid
+ * a parent order in the service's console (what the app asks after a confirmation whose reply
+ * was lost), then pressed Retry. The service's status says so; those are PAID, nothing charged
+ * by the app, and the stored known balance is no longer trusted (the next run asks the service).
+ * Returns their row ids.
+ */
+async function adoptPaidAtService(
+  ctx: RunCtx,
+  refused: Array<{ id: string; svcOrderId: string | null }>,
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  if (refused.length === 0) return out;
+  const db = ctx.deps.prisma;
+  const rowBySvc = new Map(refused.map((o) => [o.svcOrderId!, o.id]));
+  const records = await ctx.client.orders.getOrdersDetail([...rowBySvc.keys()]);
+  for (const r of records) {
+    const row = rowBySvc.get(r.orderId ?? r.svcOrderId ?? "");
+    if (row && PAID_AT_SERVICE.includes(r.orderStatus ?? "")) out.add(row);
+  }
+  if (out.size === 0) return out;
+  const ids = [...out];
+  await db.$transaction([
+    db.shopOrder.updateMany({
+      where: { id: { in: ids } },
+      data: {
+        state: "PAID",
+        paidAt: new Date(ctx.deps.clock.now()),
+        paymentBatchId: null,
+        reasonCode: null,
+        reasonMessage: null,
+      },
+    }),
+    db.svcAccount.update({ where: { id: ctx.accountId }, data: { knownBalanceAt: null } }),
+  ]);
+  await addTimelineMany(db, ids, {
+    step: "pay",
+    outcome: "ok",
+    message:
+      "Already paid at the service (outside the app, e.g. in its console): nothing charged by the app.",
+  });
+  ctx.result.ordersPaid += ids.length;
+  return out;
+}
+
 /** Reasons the service gave per order id, from the several shapes it uses. */
 function reasonsById(data: Record<string, unknown>): Map<string, string> {
   const out = new Map<string, string>();
@@ -381,7 +428,9 @@ async function runBatch(ctx: RunCtx, batch: PaymentBatch): Promise<void> {
           const r = await ctx.client.orders.addCart(svcIds);
           const added = new Set(r.addSuccessOrders.map(String));
           const why = reasonsById(r as Record<string, unknown>);
-          const out = orders.filter((o) => !added.has(o.svcOrderId!)).map((o) => o.id);
+          const refused = orders.filter((o) => !added.has(o.svcOrderId!));
+          const paidElsewhere = await adoptPaidAtService(ctx, refused);
+          const out = refused.filter((o) => !paidElsewhere.has(o.id)).map((o) => o.id);
           const whyByRow = new Map(
             [...why].flatMap(([svc, m]) => (bySvc.get(svc) ? [[bySvc.get(svc)!, m]] : [])),
           );
@@ -552,10 +601,13 @@ async function runBatch(ctx: RunCtx, batch: PaymentBatch): Promise<void> {
       }
     } catch (error) {
       if (error instanceof SvcCartError || error instanceof SvcParamError) {
-        // Nothing in the batch could go on: every order leaves with the service's message.
+        // Nothing in the batch could go on: every order leaves, paid at the service already
+        // (a cart refuses those too) or with the service's message.
+        const paidElsewhere =
+          state === "open" ? await adoptPaidAtService(ctx, orders) : new Set<string>();
         await dropFromBatch(
           ctx,
-          orders.map((o) => o.id),
+          orders.filter((o) => !paidElsewhere.has(o.id)).map((o) => o.id),
           "Refused by the service",
           new Map(),
           error,

@@ -2,9 +2,11 @@
  * Paying in batches: N orders cost N creates + 4 calls a batch (cart, confirm, parent, pay),
  * plus getBalance when the known balance is not trusted any more; a cancel before payment takes
  * the order out of its batch; after payment it is flagged; a short balance holds the orders with
- * the amounts, and a top-up lets them go on by themselves, paid once.
+ * the amounts, and a top-up lets them go on by themselves, paid once; a confirmation whose reply
+ * is lost asks the merchant to pay in the service's console, and Retry then goes on, paid once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { retryOrder } from "../../app/fulfilment/actions.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
 import { enqueue } from "../../app/jobs/queue.server";
 import { updateSettings } from "../../app/settings.server";
@@ -181,5 +183,59 @@ describe("batched payment and cancellation", () => {
     expect(row.paymentBatchId).toBe(batch.id);
     expect(h.svc.getBalance(h.simAccountId)).toBe((300 - Number(row.amount)).toFixed(2));
     expect(row.timeline.filter((t) => t.step === "pay" && t.outcome === "ok")).toHaveLength(1);
+  });
+
+  it("a confirmation whose reply is lost: the merchant pays in the console, Retry goes on, charged once", async () => {
+    await updateSettings(prisma, h.shopDomain, { payBatchWindowSeconds: 0 });
+    h.svc.setBalance(h.simAccountId, "500.00");
+    const p = await h.connectedProduct("Lost Reply Lamp", "25.00");
+    // The service confirms, then the connection drops: the shipmentOrderId is gone with the reply.
+    h.svc.setFaults({ rateTimeout: 1, ops: ["addCartConfirm"], timeoutMs: 10, timeoutDrop: true });
+    const placed = await h.order([{ product: p, quantity: 1 }]);
+    await h.settle();
+    h.svc.clearFaults();
+    await prisma.job.updateMany({
+      where: { kind: JOB.pay, state: "available" },
+      data: { runAt: new Date() },
+    });
+    await h.settle();
+    let row = await h.row(placed.legacyId);
+    expect(row.state).toBe("FAILED");
+    expect(row.reasonCode).toBe("confirm_unknown");
+    expect(row.reasonMessage).toContain("Pay it in the service's console, then Retry");
+    const atService = h.svc.order(row.svcOrderId!)!;
+    expect(atService.status).toBe("UNPAID");
+    expect(h.svc.getBalance(h.simAccountId)).toBe("500.00");
+
+    // Retry before paying: the cart refuses the confirmed order, and the message says why.
+    expect(await retryOrder(h.deps, row.id)).toMatchObject({ ok: true, state: "CREATED" });
+    await h.settle();
+    row = await h.row(placed.legacyId);
+    expect(row.state).toBe("FAILED");
+    expect(row.reasonMessage).toContain("UNPAID");
+
+    // The merchant pays the parent in the service's console, then presses Retry.
+    h.svc.payInConsole(row.svcOrderId!);
+    const amount = Math.round(Number(row.amount) * 100);
+    expect(Math.round(Number(h.svc.getBalance(h.simAccountId)) * 100)).toBe(50_000 - amount);
+    const pays = opCalls(h, "payBalanceV2");
+    expect(await retryOrder(h.deps, row.id)).toMatchObject({ ok: true, state: "CREATED" });
+    await h.settle();
+    row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+    expect(row.timeline.at(-1)?.message).toContain("Already paid at the service");
+    // Nothing paid by the app, nothing charged twice; the known balance is asked again.
+    expect(opCalls(h, "payBalanceV2")).toBe(pays);
+    expect(Math.round(Number(h.svc.getBalance(h.simAccountId)) * 100)).toBe(50_000 - amount);
+    const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: h.accountId } });
+    expect(account.knownBalanceAt).toBeNull();
+
+    // And the tracking comes back as for any paid order.
+    h.svc.ship(row.svcOrderId!, { trackNumber: "CONSOLE-1" });
+    await h.settle();
+    expect((await h.row(placed.legacyId)).state).toBe("FULFILLED");
+    expect(h.shop.fulfillments(h.shopDomain, placed.shopOrderId)[0]!.tracking[0]!.number).toBe(
+      "CONSOLE-1",
+    );
   });
 });
