@@ -11,7 +11,9 @@
  * worker never starts. Jobs run in `--workers` child processes (bench/chaos-worker.ts). The
  * bench sends the shop's orders/paid webhooks (a share of them twice, with the same ids, as
  * Shopify redelivers), ships every order at the service once the app has paid it, kills
- * `--kills` workers holding jobs (a replacement starts each time), and waits until every order
+ * `--kills` workers holding jobs (a replacement starts each time), plays the merchant where the
+ * app asks for one (a confirmation whose reply died with its worker: pay the parent in the
+ * service's console, then Retry; counted in `merchant_actions`), and waits until every order
  * is fulfilled or nothing has moved for `--stall` minutes (or `--deadline` minutes passed).
  */
 import { randomBytes, randomUUID } from "node:crypto";
@@ -81,6 +83,7 @@ export async function runChaos(argv: string[]): Promise<number> {
   const { startHarness, prisma } = await import("../test/fulfilment/harness");
   const { startServiceSim } = await import("../test/sim/service/index");
   const { closeDatabase } = await import("../app/db.server");
+  const { retryOrder } = await import("../app/fulfilment/actions.server");
   type Harness = Awaited<ReturnType<typeof startHarness>>;
 
   const js = (v: unknown) =>
@@ -281,6 +284,34 @@ export async function runChaos(argv: string[]): Promise<number> {
       await spawnWorker();
     };
 
+    // --- the merchant: a confirmation whose reply was lost (a worker killed while the service
+    // confirmed) leaves its orders FAILED/confirm_unknown, asking the merchant to pay the parent
+    // in the service's console and press Retry. The bench does both, and counts them.
+    const merchant = { confirm_unknown_orders: 0, console_payments: 0, retries: 0 };
+    const seenUnknown = new Set<string>();
+    const actAsMerchant = async () => {
+      const failed = await prisma.shopOrder.findMany({
+        where: { state: "FAILED", reasonCode: "confirm_unknown" },
+        select: { id: true, svcOrderId: true, shopDomain: true },
+      });
+      const paidParents = new Set<string>();
+      for (const f of failed) {
+        if (!seenUnknown.has(f.id)) merchant.confirm_unknown_orders++;
+        seenUnknown.add(f.id);
+        const parent = f.svcOrderId ? svc.order(f.svcOrderId)?.shipmentOrderId : undefined;
+        if (parent && !paidParents.has(parent)) {
+          svc.payInConsole(f.svcOrderId!);
+          paidParents.add(parent);
+          merchant.console_payments++;
+        }
+        const h = harnesses.find((x) => x.shopDomain === f.shopDomain)!;
+        const r = await retryOrder(h.deps, f.id);
+        if (r.ok) merchant.retries++;
+        else log(`retry of ${f.id} refused: ${r.error}`);
+      }
+      if (failed.length) log(`merchant: console-paid and retried ${failed.length} order(s)`);
+    };
+
     // --- wait until every order is fulfilled, or nothing moves ---------------------------------
     const ACTIVE = ["RECEIVED", "HELD", "CREATED", "PAYING", "PAID", "SHIPPED"];
     let lastPrint = 0;
@@ -299,6 +330,7 @@ export async function runChaos(argv: string[]): Promise<number> {
       const paid = await prisma.shopOrder.count({ where: { paidAt: { not: null } } });
       await shipPaid();
       await maybeKill(paid);
+      await actAsMerchant();
       const fulfilled = counts.FULFILLED ?? 0;
       if (fulfilled > fulfilledBefore) lastFulfilledAt = Date.now();
       fulfilledBefore = fulfilled;
@@ -492,6 +524,7 @@ export async function runChaos(argv: string[]): Promise<number> {
         orders_per_sec: Math.round((fulfilledCount / seconds) * 100) / 100,
         svc_calls_by_op: callsByOp,
         lost: placed.length - fulfilledCount,
+        merchant_actions: merchant,
         not_fulfilled_by_state: notFulfilled,
         duplicate_orders: duplicateOrders,
         double_payments: doublePayments,
