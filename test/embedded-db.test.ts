@@ -31,7 +31,9 @@ describe("embedded PGlite on disk", () => {
     }));
     expect(found.shop?.domain).toBe("persist.myshopify.com");
     expect(Number(found.migrations[0]?.n)).toBeGreaterThan(0);
-  });
+    // Two on-disk starts (initdb, then every migration once): about 10 s on an idle 2-core
+    // machine, past 30 s when the suite shares it with a load (a cap, not a speed goal).
+  }, 120_000);
 
   it("serves concurrent queries and transactions through its single connection", async () => {
     await withEmbedded(async (db) => {
