@@ -118,8 +118,9 @@ export class DbRateLimiter implements Limiter {
     const now = this.clock.now();
     const key = this.bucketKey(bucket, operation);
     const pauseUntil = now + (this.opts.pauseMs ?? DEFAULT_PAUSE_MS);
-    const slowUntil = now + (this.opts.slowForMs ?? DEFAULT_SLOW_FOR_MS);
-    const since = now - (this.opts.slowForMs ?? DEFAULT_SLOW_FOR_MS);
+    const slowForMs = this.opts.slowForMs ?? DEFAULT_SLOW_FOR_MS;
+    const slowUntil = now + slowForMs;
+    const since = now - slowForMs;
     await this.prisma.$executeRaw`
       INSERT INTO "RateBucket" ("accountId", "bucket", "nextAt", "limitedAt")
       VALUES (${this.opts.accountId}, ${key},

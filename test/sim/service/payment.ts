@@ -8,7 +8,14 @@ import type { Ctx, SimRuntime } from "./context";
 import { Codes, SvcFault, paramError } from "./envelope";
 import { formatMoney, moneyNumber, sumCents } from "./money";
 import { emitOrder } from "./orders";
-import { nextSeq, ownOrderById, type Account, type Shipment, type SimOrder } from "./state";
+import {
+  nextSeq,
+  ownOrderById,
+  type Account,
+  type Shipment,
+  type SimOrder,
+  type SimState,
+} from "./state";
 import { str } from "./validate";
 
 export function getBalance(ctx: Ctx): unknown {
@@ -60,10 +67,8 @@ function ownShipment(ctx: Ctx, shipmentOrderId: string): Shipment {
   return s;
 }
 
-function shipmentOrders(ctx: Ctx, s: Shipment): SimOrder[] {
-  return s.orderIds
-    .map((id) => ctx.state.orders.get(id))
-    .filter((o): o is SimOrder => o !== undefined);
+function shipmentOrders(state: SimState, s: Shipment): SimOrder[] {
+  return s.orderIds.map((id) => state.orders.get(id)).filter((o): o is SimOrder => o !== undefined);
 }
 
 function ensureParent(ctx: Ctx, s: Shipment): void {
@@ -75,7 +80,7 @@ export function saveGenerateParentOrder(ctx: Ctx): unknown {
   const id = str(ctx.body, "shipmentOrderId", { required: true, max: 200 });
   const s = ownShipment(ctx, id);
   ensureParent(ctx, s);
-  const orders = shipmentOrders(ctx, s);
+  const orders = shipmentOrders(ctx.state, s);
   const payable = sumCents(orders.filter((o) => !o.paid).map((o) => o.orderAmount));
   return {
     shipmentOrderId: s.shipmentOrderId,
@@ -96,7 +101,7 @@ export function payBalanceV2(ctx: Ctx): null {
     throw paramError("payId does not belong to this shipmentOrderId");
   ensureParent(ctx, s);
   if (s.paid) return null; // paid already: no second deduction
-  payOrders(ctx.rt, ctx.account, shipmentOrders(ctx, s));
+  payOrders(ctx.rt, ctx.account, shipmentOrders(ctx.state, s));
   s.paid = true;
   return null;
 }
@@ -132,9 +137,6 @@ export function payInConsole(rt: SimRuntime, order: SimOrder): void {
   const account = rt.state.accounts.get(s.accountId);
   if (!account) throw new Error(`account ${s.accountId} does not exist`);
   if (s.paid) return;
-  const orders = s.orderIds
-    .map((id) => rt.state.orders.get(id))
-    .filter((o): o is SimOrder => o !== undefined);
-  payOrders(rt, account, orders);
+  payOrders(rt, account, shipmentOrders(rt.state, s));
   s.paid = true;
 }
