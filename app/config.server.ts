@@ -9,8 +9,9 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
 
+/** As shopify.app.toml [access_scopes] (read_locations: fulfilment orders grouped by location). */
 const DEFAULT_SCOPES =
-  "read_orders,read_products,write_products,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders";
+  "read_orders,read_products,write_products,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders,read_locations";
 
 const flag = z
   .enum(["0", "1", "true", "false", ""])

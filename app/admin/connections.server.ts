@@ -162,7 +162,8 @@ export async function autoMatchBySku(opts: {
 }): Promise<MatchProgress> {
   const { db, shop, gateway, client } = opts;
   const p = emptyProgress();
-  const pageSize = opts.pageSize ?? 100;
+  // The gateway's largest product page (ListProducts stays under Shopify's cost limit).
+  const pageSize = opts.pageSize ?? 20;
   // Count first, so the progress bar has a denominator (product pages are cheap).
   for (let after: string | null = null; ; ) {
     const page = await gateway.listProducts({ first: pageSize, after });

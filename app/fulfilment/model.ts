@@ -22,6 +22,8 @@ export type ReasonCode =
   | "fraud_risk"
   | "paused"
   | "invalid_address"
+  /** Shopify withholds the customer's name or address: protected customer data not granted. */
+  | "protected_data"
   | "no_account"
   | "settings_incomplete"
   | "merchant_hold"
@@ -41,6 +43,8 @@ export const SELF_RELEASING: ReasonCode[] = [
   "no_account",
   "settings_incomplete",
   "review_window",
+  // Granted in the Partner Dashboard, out of sight of the app: checked again.
+  "protected_data",
 ];
 
 /** States in which nothing has been sent to the service yet. */

@@ -14,6 +14,7 @@ import type {
   ShopOrderLine as ShopifyLine,
 } from "../shop/gateway.server";
 import { parseOrderGid } from "../shop/ids";
+import { type WithheldData, withheldCustomerData } from "../shop/orders.server";
 import type { CreateOrderV3Request, OrderLine } from "../svc/orders.server";
 import {
   SvcAuthError,
@@ -250,26 +251,42 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     return { outcome: "held", reason: "fraud_risk" };
   }
 
-  // The lines as the shop has them now (the webhook payload is only a hint).
-  const shippable = shopOrder.lines.filter((l) => l.requiresShipping && l.currentQuantity > 0);
+  // The lines as the shop has them now (the webhook payload is only a hint), every page of
+  // them. Lines on no fulfilment order the app can see sit at a fulfilment service's location
+  // (invisible to merchant-managed scopes): that service fulfils them, not this app.
+  const visible = new Set(
+    shopOrder.fulfillmentOrders.flatMap((fo) => fo.lineItems.map((li) => li.lineItemId)),
+  );
+  const wanted = shopOrder.lines.filter((l) => l.requiresShipping && l.currentQuantity > 0);
+  const shippable = wanted.filter((l) => visible.has(l.id));
+  const elsewhere = wanted.filter((l) => !visible.has(l.id));
   if (shippable.length === 0) {
     await db.shopOrder.update({
       where: { id: order.id },
       data: {
         state: "CANCELLED",
         reasonCode: "nothing_to_ship",
-        reasonMessage: "No line of this order needs shipping: nothing is sent to the service.",
+        reasonMessage: elsewhere.length
+          ? "Every line of this order is fulfilled by another fulfilment service's location: nothing is sent to the service."
+          : "No line of this order needs shipping: nothing is sent to the service.",
       },
     });
     await addTimeline(db, order.id, {
       step: "create",
       outcome: "info",
-      message: "No line needs shipping.",
+      message: elsewhere.length
+        ? `${elsewhere.length} line(s) sit at a location another fulfilment service fulfils (not visible to this app); nothing is left for the service.`
+        : "No line needs shipping.",
     });
     return { outcome: "cancelled", reason: "nothing_to_ship" };
   }
   const lines = await saveLines(db, order, shopOrder, shippable);
 
+  const withheld = withheldCustomerData(shopOrder);
+  if (withheld.length) {
+    await hold(db, order, "protected_data", protectedDataMessage(withheld));
+    return { outcome: "held", reason: "protected_data" };
+  }
   const missing = missingShipping(shopOrder);
   if (missing.length) {
     await hold(
@@ -294,6 +311,16 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     return { outcome: "held", reason: "unconnected_lines" };
   }
 
+  if (elsewhere.length) {
+    await addTimeline(db, order.id, {
+      step: "create",
+      outcome: "info",
+      message: `${elsewhere.length} line(s) are not sent to the service: they sit at a location another fulfilment service fulfils (not visible to this app): ${elsewhere
+        .map((l) => l.title + (l.variantTitle ? ` (${l.variantTitle})` : ""))
+        .join("; ")
+        .slice(0, 300)}.`,
+    });
+  }
   const request = buildCreateRequest(order, shopOrder, lines, settings, now);
   await db.shopOrder.update({
     where: { id: order.id },
@@ -507,6 +534,21 @@ async function saveLines(
 
 function recipientName(a: NonNullable<ShopifyOrder["shippingAddress"]>): string {
   return [a.firstName, a.lastName].filter((x) => x && x.trim()).join(" ") || (a.company ?? "");
+}
+
+/**
+ * Why the order is held when Shopify withholds protected customer data from the app (names the
+ * missing access and the fix; no customer data in it).
+ */
+export function protectedDataMessage(withheld: WithheldData[]): string {
+  const what = withheld.map((w) => (w === "name" ? "name" : "address")).join(" and ");
+  return (
+    `Shopify withholds the customer's ${what} from this app: the app's protected customer data access ` +
+    "(level 2: name, email, phone, address) has not been granted. The app owner requests it in the " +
+    "Partner Dashboard → API access → Protected customer data (select name, email, phone and address, " +
+    "give the reasons, and for a public app submit it for review); once granted, the order goes on by " +
+    "itself, or press Retry."
+  );
 }
 
 /** Required shipping fields of the contract that the shop order lacks (names of fields, no data). */

@@ -9,7 +9,11 @@
 import type { Prisma, Shipment, ShopOrder as OrderRow, ShopOrderLine } from "@prisma/client";
 import { z } from "zod";
 import { getSettings } from "../settings.server";
-import { ShopFulfillmentPlanError, ShopUserError } from "../shop/errors";
+import {
+  ShopFulfillmentNotReadyError,
+  ShopFulfillmentPlanError,
+  ShopUserError,
+} from "../shop/errors";
 import {
   parseFulfillmentGid,
   parseLineItemGid,
@@ -23,6 +27,11 @@ import { schedulePay, scheduleTrack, scheduleTrackHints } from "./schedule.serve
 import { addTimeline, errorFields } from "./timeline.server";
 
 const TRACKABLE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
+
+/** A parcel whose fulfilment orders are on hold is tried again after this long (or at fulfillAt). */
+export const NOT_READY_RETRY_MS = 15 * 60_000;
+/** The reason shown while tracking waits for Shopify (cleared once it is written). */
+const WAITING_PREFIX = "Tracking waits for Shopify:";
 
 // ---------------------------------------------------------------------------------------------
 // Service events → which orders to look at
@@ -445,7 +454,7 @@ async function applyRecord(
   const gateway = await deps.shopFor(order.shopDomain);
   if (!shipment.shopifyFulfillmentId) {
     const orderGid = parseOrderGid(order.shopifyOrderId);
-    const shopOrder = await gateway.getOrder(orderGid);
+    const shopOrder = await gateway.getFulfillmentState(orderGid);
     const existing = shopOrder?.fulfillments.filter(
       (f) => f.status !== "CANCELLED" && f.tracking.some((t) => t.number === trackNumber),
     );
@@ -469,6 +478,12 @@ async function applyRecord(
         ids = created.map((c) => c.id);
         how = `written to the shop${opts.notifyCustomer ? ", customer notified" : ""}`;
       } catch (error) {
+        if (error instanceof ShopFulfillmentNotReadyError) {
+          // Held or scheduled in the shop: not a conflict. The shipment stays pending (no
+          // fulfilment id), a track job comes back later, and the reconciler sees it too.
+          await waitForShop(deps, order, trackNumber, error);
+          return out;
+        }
         if (error instanceof ShopFulfillmentPlanError || error instanceof ShopUserError) {
           const f = errorFields(error);
           const message = `The shop refused the fulfilment of ${trackNumber} (the lines may have been fulfilled by hand): ${f.message}`;
@@ -498,6 +513,10 @@ async function applyRecord(
         data: { fulfilledQuantity: { increment: l.quantity } },
       });
     }
+    await db.shopOrder.updateMany({
+      where: { id: order.id, reasonMessage: { startsWith: WAITING_PREFIX } },
+      data: { reasonMessage: null },
+    });
     await addTimeline(db, order.id, {
       step: "fulfil",
       outcome: "ok",
@@ -533,6 +552,50 @@ async function applyRecord(
     out.delivered++;
   }
   return out;
+}
+
+/**
+ * Tracking that Shopify cannot take yet (fulfilment orders on hold, scheduled): says so on the
+ * order (once per reason) and schedules the order's track job again, at the scheduled
+ * fulfilment order's fulfillAt or after NOT_READY_RETRY_MS.
+ */
+async function waitForShop(
+  deps: FulfilmentDeps,
+  order: Pick<OrderRow, "id" | "shopDomain">,
+  trackNumber: string,
+  error: ShopFulfillmentNotReadyError,
+) {
+  const db = deps.prisma;
+  const reasons = [...new Set(error.notReady.map((n) => n.reason))].join("; ");
+  const message =
+    `${WAITING_PREFIX} ${trackNumber} goes to the shop once its fulfilment order is fulfillable ` +
+    `(${error.notReady.length} line(s) ${reasons}). Nothing to do unless it stays so.`;
+  const last = await db.timelineEntry.findFirst({
+    where: { orderId: order.id, step: "fulfil" },
+    orderBy: { id: "desc" },
+    select: { message: true },
+  });
+  if (last?.message !== message.slice(0, 1000)) {
+    await addTimeline(db, order.id, {
+      step: "fulfil",
+      outcome: "info",
+      errorCode: error.code,
+      message,
+    });
+  }
+  await db.shopOrder.update({
+    where: { id: order.id },
+    data: { reasonMessage: message.slice(0, 500) },
+  });
+  const now = deps.clock.now();
+  const wait = error.retryAt ? error.retryAt.getTime() - now : NOT_READY_RETRY_MS;
+  const delay = Math.min(24 * 3600_000, Math.max(60_000, wait));
+  await scheduleTrack(db, {
+    orderId: order.id,
+    shopDomain: order.shopDomain,
+    key: `not-ready:${Math.floor((now + delay) / 60_000)}`,
+    runAt: new Date(Date.now() + delay),
+  });
 }
 
 /** SHIPPED → FULFILLED → DELIVERED from the lines and parcels. */

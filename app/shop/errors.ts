@@ -24,6 +24,7 @@ export type ShopErrorCode =
   | "USER_ERRORS"
   | "NOT_FOUND"
   | "FULFILLMENT_PLAN"
+  | "FULFILLMENT_NOT_READY"
   | "BAD_RESPONSE";
 
 export class ShopError extends Error {
@@ -123,6 +124,40 @@ export class ShopFulfillmentPlanError extends ShopError {
           .join("; "),
     });
     this.problems = opts.problems;
+  }
+}
+
+/**
+ * The lines sit on fulfilment orders Shopify does not let the app fulfil yet (ON_HOLD,
+ * SCHEDULED, …): not a conflict. Retry later (`retryAt` when a scheduled one opens); nothing
+ * was written.
+ */
+export class ShopFulfillmentNotReadyError extends ShopError {
+  override name = "ShopFulfillmentNotReadyError";
+  readonly notReady: {
+    lineItemGid: string;
+    fulfillmentOrderId: string;
+    status: string;
+    reason: string;
+  }[];
+  readonly retryAt: Date | null;
+  constructor(
+    opts: Omit<ConstructorParameters<typeof ShopError>[1], "message"> & {
+      notReady: ShopFulfillmentNotReadyError["notReady"];
+      retryAt?: Date | null;
+    },
+  ) {
+    const reasons = [...new Set(opts.notReady.map((n) => n.reason))];
+    super("FULFILLMENT_NOT_READY", {
+      ...opts,
+      message:
+        `not fulfillable yet: ${opts.notReady.length} line(s) on fulfilment orders ${reasons.join("; ")}`.slice(
+          0,
+          400,
+        ),
+    });
+    this.notReady = opts.notReady;
+    this.retryAt = opts.retryAt ?? null;
   }
 }
 

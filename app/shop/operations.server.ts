@@ -1,148 +1,100 @@
 /**
- * Every Admin GraphQL operation the app sends, named (the name shows in Shopify's logs and
- * in the shop simulator's call log). API version: the app's (October26 = 2026-10).
+ * Every Admin GraphQL operation the app sends, named (the name shows in Shopify's logs and in
+ * the shop simulator's call log), with the variables of its most expensive call: the largest
+ * page sizes the gateway sends. test/shop/documents.test.ts validates each against Shopify's
+ * schema, computes its requested cost with these variables (≤ 1,000) and checks that the app's
+ * scopes can read every field. API version: the app's (October26 = 2026-10).
  */
+import {
+  CREATE_FULFILLMENT,
+  FULFILLMENT_PAGE,
+  GET_FULFILLMENT_ORDER_FULFILLMENTS,
+  GET_FULFILLMENT_ORDER_LINE_ITEMS,
+  GET_ORDER_FULFILLMENT_ORDERS,
+  UPDATE_FULFILLMENT_TRACKING,
+} from "./fulfillments.server";
+import { GET_ORDER, GET_ORDER_LINE_ITEMS, ORDER_PAGE } from "./orders.server";
+import { LIST_PRODUCTS, LIST_PRODUCT_VARIANTS, PRODUCT_PAGE } from "./products.server";
 
-const TRACKING = `trackingInfo(first: 10) { number url company }`;
+export {
+  CREATE_FULFILLMENT,
+  GET_FULFILLMENT_ORDER_FULFILLMENTS,
+  GET_FULFILLMENT_ORDER_LINE_ITEMS,
+  GET_ORDER,
+  GET_ORDER_FULFILLMENT_ORDERS,
+  GET_ORDER_LINE_ITEMS,
+  LIST_PRODUCTS,
+  LIST_PRODUCT_VARIANTS,
+  UPDATE_FULFILLMENT_TRACKING,
+};
+export { operationName } from "./transport.server";
 
-const FULFILLMENT_ORDER = `
-  id
-  status
-  assignedLocation { location { id } }
-  lineItems(first: 250) {
-    nodes { id remainingQuantity totalQuantity lineItem { id } }
-  }`;
-
-const VARIANT = `
-  id
-  sku
-  title
-  price
-  selectedOptions { name value }`;
-
-export const GET_ORDER = `#graphql
-query GetOrder($id: ID!) {
-  order(id: $id) {
-    id
-    name
-    email
-    createdAt
-    cancelledAt
-    currencyCode
-    displayFinancialStatus
-    displayFulfillmentStatus
-    shippingAddress {
-      firstName lastName company address1 address2 city province provinceCode
-      zip country countryCodeV2 phone
-    }
-    risk { recommendation }
-    lineItems(first: 250) {
-      nodes {
-        id
-        title
-        variantTitle
-        sku
-        quantity
-        currentQuantity
-        requiresShipping
-        image { url }
-        product { id }
-        variant { id selectedOptions { name value } }
-        originalUnitPriceSet { shopMoney { amount currencyCode } }
-      }
-      pageInfo { hasNextPage endCursor }
-    }
-    fulfillmentOrders(first: 50) {
-      nodes {${FULFILLMENT_ORDER}
-      }
-    }
-    fulfillments(first: 50) {
-      id
-      status
-      createdAt
-      ${TRACKING}
-      fulfillmentLineItems(first: 250) { nodes { id quantity lineItem { id } } }
-    }
-  }
-}`;
-
-export const GET_ORDER_FULFILLMENT_ORDERS = `#graphql
-query GetOrderFulfillmentOrders($id: ID!) {
-  order(id: $id) {
-    id
-    fulfillmentOrders(first: 50) {
-      nodes {${FULFILLMENT_ORDER}
-      }
-    }
-  }
-}`;
-
-export const CREATE_FULFILLMENT = `#graphql
-mutation CreateFulfillment($fulfillment: FulfillmentInput!) {
-  fulfillmentCreate(fulfillment: $fulfillment) {
-    fulfillment {
-      id
-      status
-      ${TRACKING}
-    }
-    userErrors { field message }
-  }
-}`;
-
-export const UPDATE_FULFILLMENT_TRACKING = `#graphql
-mutation UpdateFulfillmentTracking(
-  $fulfillmentId: ID!
-  $trackingInfoInput: FulfillmentTrackingInput!
-  $notifyCustomer: Boolean
-) {
-  fulfillmentTrackingInfoUpdate(
-    fulfillmentId: $fulfillmentId
-    trackingInfoInput: $trackingInfoInput
-    notifyCustomer: $notifyCustomer
-  ) {
-    fulfillment {
-      id
-      status
-      ${TRACKING}
-    }
-    userErrors { field message }
-  }
-}`;
-
-export const LIST_PRODUCTS = `#graphql
-query ListProducts($first: Int!, $after: String, $query: String, $variantsFirst: Int!) {
-  products(first: $first, after: $after, query: $query) {
-    edges {
-      cursor
-      node {
-        id
-        title
-        handle
-        featuredMedia { preview { image { url } } }
-        variants(first: $variantsFirst) {
-          nodes {${VARIANT}
-          }
-          pageInfo { hasNextPage endCursor }
-        }
-      }
-    }
-    pageInfo { hasNextPage endCursor }
-  }
-}`;
-
-export const LIST_PRODUCT_VARIANTS = `#graphql
-query ListProductVariants($id: ID!, $first: Int!, $after: String) {
-  product(id: $id) {
-    id
-    variants(first: $first, after: $after) {
-      nodes {${VARIANT}
-      }
-      pageInfo { hasNextPage endCursor }
-    }
-  }
-}`;
-
-/** The operation name of a document (`query GetOrder(...)` → `GetOrder`). */
-export function operationName(doc: string): string {
-  return /\b(?:query|mutation)\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(doc)?.[1] ?? "anonymous";
+export interface Operation {
+  document: string;
+  /** The variables of the most expensive call the app makes with it. */
+  worstCaseVariables: Record<string, unknown>;
+  /** Where it lives (for a reader of the cost table). */
+  module: string;
 }
+
+const ID = "gid://shopify/Order/1";
+const FO = "gid://shopify/FulfillmentOrder/1";
+
+export const OPERATIONS: Record<string, Operation> = {
+  GetOrder: {
+    document: GET_ORDER,
+    worstCaseVariables: { id: ID, linesFirst: ORDER_PAGE.lines },
+    module: "app/shop/orders.server.ts",
+  },
+  GetOrderLineItems: {
+    document: GET_ORDER_LINE_ITEMS,
+    worstCaseVariables: { id: ID, first: ORDER_PAGE.moreLines, after: "c" },
+    module: "app/shop/orders.server.ts",
+  },
+  GetOrderFulfillmentOrders: {
+    document: GET_ORDER_FULFILLMENT_ORDERS,
+    worstCaseVariables: {
+      id: ID,
+      first: FULFILLMENT_PAGE.fulfillmentOrders,
+      after: "c",
+      linesFirst: FULFILLMENT_PAGE.fulfillmentOrderLines,
+      fulfillmentsFirst: FULFILLMENT_PAGE.fulfillmentOrderFulfillments,
+    },
+    module: "app/shop/fulfillments.server.ts",
+  },
+  GetFulfillmentOrderLineItems: {
+    document: GET_FULFILLMENT_ORDER_LINE_ITEMS,
+    worstCaseVariables: { id: FO, first: FULFILLMENT_PAGE.moreFulfillmentOrderLines, after: "c" },
+    module: "app/shop/fulfillments.server.ts",
+  },
+  GetFulfillmentOrderFulfillments: {
+    document: GET_FULFILLMENT_ORDER_FULFILLMENTS,
+    worstCaseVariables: { id: FO, first: FULFILLMENT_PAGE.moreFulfillments, after: "c" },
+    module: "app/shop/fulfillments.server.ts",
+  },
+  CreateFulfillment: {
+    document: CREATE_FULFILLMENT,
+    worstCaseVariables: {},
+    module: "app/shop/fulfillments.server.ts",
+  },
+  UpdateFulfillmentTracking: {
+    document: UPDATE_FULFILLMENT_TRACKING,
+    worstCaseVariables: {},
+    module: "app/shop/fulfillments.server.ts",
+  },
+  ListProducts: {
+    document: LIST_PRODUCTS,
+    worstCaseVariables: {
+      first: PRODUCT_PAGE.products,
+      after: "c",
+      query: "sku:X",
+      variantsFirst: PRODUCT_PAGE.variants,
+    },
+    module: "app/shop/products.server.ts",
+  },
+  ListProductVariants: {
+    document: LIST_PRODUCT_VARIANTS,
+    worstCaseVariables: { id: "gid://shopify/Product/1", first: PRODUCT_PAGE.moreVariants },
+    module: "app/shop/products.server.ts",
+  },
+};

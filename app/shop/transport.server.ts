@@ -1,0 +1,244 @@
+/**
+ * One Admin GraphQL call: the library's `admin.graphql(query, { variables })`, the answer
+ * parsed with zod, every failure mapped to a typed ShopError (app/shop/errors.ts) whose message
+ * names the operation and the shop and never carries the access token. THROTTLED answers are
+ * retried after the wait the cost figures call for.
+ */
+import { z } from "zod";
+import {
+  type GraphqlErrorItem,
+  ShopAuthError,
+  ShopError,
+  ShopGraphqlError,
+  ShopNoSessionError,
+  ShopNotFoundError,
+  ShopThrottledError,
+  ShopUnavailableError,
+  redact,
+} from "./errors";
+import type { ShopDomain } from "./ids";
+
+/** The shape of `admin.graphql` in @shopify/shopify-app-remix. */
+export type AdminGraphql = (
+  query: string,
+  options?: { variables?: Record<string, unknown> },
+) => Promise<Response>;
+
+export interface GatewayOptions {
+  shop: ShopDomain;
+  graphql: AdminGraphql;
+  /** Strings never to show in an error (the access token). */
+  secrets?: (string | undefined)[];
+  /** Retries of a THROTTLED answer (GraphQL cost limit) before giving up. Default 5. */
+  throttleRetries?: number;
+  /** Upper bound of one wait between throttle retries. Default 20 s. */
+  maxThrottleWaitMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Runs one named document and parses `data` with the schema. */
+export type Call = <T>(
+  doc: string,
+  variables: Record<string, unknown>,
+  schema: z.ZodType<T>,
+) => Promise<T>;
+
+/** The operation name of a document (`query GetOrder(...)` → `GetOrder`). */
+export function operationName(doc: string): string {
+  return /\b(?:query|mutation)\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(doc)?.[1] ?? "anonymous";
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function createCall(opts: GatewayOptions): Call {
+  const { shop, graphql } = opts;
+  const secrets = opts.secrets ?? [];
+  const throttleRetries = opts.throttleRetries ?? 5;
+  const maxWait = opts.maxThrottleWaitMs ?? 20_000;
+  const sleep = opts.sleep ?? defaultSleep;
+
+  return async function call<T>(
+    doc: string,
+    variables: Record<string, unknown>,
+    schema: z.ZodType<T>,
+  ): Promise<T> {
+    const operation = operationName(doc);
+    for (let attempt = 0; ; attempt++) {
+      let body: unknown;
+      try {
+        const res = await graphql(doc, { variables });
+        body = await res.json();
+      } catch (error) {
+        // A Response is the library's answer for the browser (re-auth redirect): pass it on.
+        if (error instanceof Response) throw error;
+        const mapped = mapLibraryError(error, { shop, operation, secrets });
+        if (mapped instanceof ShopThrottledError && attempt < throttleRetries) {
+          await sleep(Math.min(maxWait, mapped.retryAfterMs ?? 1000));
+          continue;
+        }
+        throw mapped;
+      }
+      const data = (body as { data?: unknown } | null)?.data;
+      const parsed = schema.safeParse(data);
+      if (!parsed.success) {
+        throw new ShopError("BAD_RESPONSE", {
+          shop,
+          operation,
+          message: `unexpected response shape: ${redact(z.prettifyError(parsed.error), secrets).slice(0, 500)}`,
+        });
+      }
+      return parsed.data;
+    }
+  };
+}
+
+export const clamp = (n: number, lo: number, hi: number) =>
+  Math.max(lo, Math.min(hi, Math.floor(n)));
+
+/** Shared response pieces. */
+export const pageInfoSchema = z.object({
+  hasNextPage: z.boolean(),
+  endCursor: z.string().nullable(),
+});
+
+export const userErrorsSchema = z.array(
+  z.object({ field: z.array(z.string()).nullable().optional(), message: z.string() }),
+);
+
+/** Follows a connection's pages until hasNextPage is false. */
+export async function allPages<T>(
+  first: { items: T[]; pageInfo: z.infer<typeof pageInfoSchema> },
+  next: (after: string) => Promise<{ items: T[]; pageInfo: z.infer<typeof pageInfoSchema> }>,
+): Promise<T[]> {
+  const items = [...first.items];
+  let info = first.pageInfo;
+  while (info.hasNextPage && info.endCursor) {
+    const page = await next(info.endCursor);
+    items.push(...page.items);
+    info = page.pageInfo;
+  }
+  return items;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Library errors → ShopError
+
+interface LibraryErrorShape {
+  name?: string;
+  message?: string;
+  response?: { code?: number; statusText?: string; retryAfter?: number } | Response;
+  body?: {
+    errors?: { graphQLErrors?: unknown[]; networkStatusCode?: number };
+    extensions?: {
+      cost?: {
+        requestedQueryCost?: number;
+        throttleStatus?: { currentlyAvailable?: number; restoreRate?: number };
+      };
+    };
+  };
+}
+
+export function mapLibraryError(
+  error: unknown,
+  ctx: { shop: string; operation: string; secrets: (string | undefined)[] },
+): ShopError {
+  if (error instanceof ShopError) return error;
+  const e = (error ?? {}) as LibraryErrorShape;
+  const name = e.name ?? (error as object)?.constructor?.name ?? "Error";
+  const base = { shop: ctx.shop, operation: ctx.operation, cause: undefined as unknown };
+
+  if (name === "SessionNotFoundError") {
+    return new ShopNoSessionError("NO_SESSION", {
+      ...base,
+      message: "no offline session is stored for this shop (is the app installed?)",
+    });
+  }
+
+  // GraphqlQueryError: HTTP 200 with top-level `errors`.
+  const gqlErrors = e.body?.errors?.graphQLErrors;
+  if (Array.isArray(gqlErrors)) {
+    const errors: GraphqlErrorItem[] = gqlErrors.map((g) => {
+      const item = (g ?? {}) as {
+        message?: unknown;
+        extensions?: { code?: unknown };
+        path?: unknown;
+      };
+      return {
+        message: redact(String(item.message ?? "unknown error"), ctx.secrets),
+        code: typeof item.extensions?.code === "string" ? item.extensions.code : undefined,
+        path: Array.isArray(item.path) ? (item.path as (string | number)[]) : undefined,
+      };
+    });
+    if (errors.some((x) => x.code === "THROTTLED")) {
+      const cost = e.body?.extensions?.cost;
+      const available = cost?.throttleStatus?.currentlyAvailable ?? 0;
+      const rate = cost?.throttleStatus?.restoreRate ?? 50;
+      const need = (cost?.requestedQueryCost ?? rate) - available;
+      return new ShopThrottledError({
+        ...base,
+        message: "throttled (query cost limit)",
+        status: 200,
+        retryAfterMs: Math.max(100, Math.ceil((Math.max(need, 0) / Math.max(rate, 1)) * 1000)),
+      });
+    }
+    if (errors.some((x) => x.code === "ACCESS_DENIED")) {
+      return new ShopAuthError("AUTH", {
+        ...base,
+        status: 200,
+        message: `access denied: ${errors.map((x) => x.message).join("; ")} (missing scope?)`,
+      });
+    }
+    return new ShopGraphqlError({
+      ...base,
+      status: 200,
+      message: errors.map((x) => x.message).join("; "),
+      errors,
+    });
+  }
+
+  // HttpResponseError and subclasses: `response.code` is the HTTP status.
+  const resp = e.response as
+    | { code?: number; statusText?: string; retryAfter?: number }
+    | undefined;
+  const status = typeof resp?.code === "number" ? resp.code : undefined;
+  if (status === 401 || status === 403) {
+    return new ShopAuthError("AUTH", {
+      ...base,
+      status,
+      message:
+        status === 401
+          ? "the stored access token was rejected (401); the shop must reinstall or re-authorize the app"
+          : "forbidden (403); the app lacks a required scope or permission",
+    });
+  }
+  if (status === 429 || name === "HttpThrottlingError") {
+    return new ShopThrottledError({
+      ...base,
+      status,
+      message: "throttled (HTTP 429)",
+      retryAfterMs: resp?.retryAfter ? resp.retryAfter * 1000 : 1000,
+    });
+  }
+  if (status === 404) {
+    return new ShopNotFoundError("NOT_FOUND", { ...base, status, message: "not found (404)" });
+  }
+  if ((status !== undefined && status >= 500) || name === "HttpMaxRetriesError") {
+    return new ShopUnavailableError("UNAVAILABLE", {
+      ...base,
+      status,
+      message: `Shopify is unavailable (${status ?? "max retries"})`,
+    });
+  }
+  if (status !== undefined) {
+    return new ShopError("GRAPHQL", {
+      ...base,
+      status,
+      message: `HTTP ${status} ${resp?.statusText ?? ""}`.trim(),
+    });
+  }
+  // Network failures (HttpRequestError, fetch errors) and anything unforeseen.
+  return new ShopUnavailableError("UNAVAILABLE", {
+    ...base,
+    message: `request failed: ${redact(String(e.message ?? error), ctx.secrets).slice(0, 300)}`,
+  });
+}
