@@ -21,7 +21,7 @@ import {
   type SimAddress,
   gid,
 } from "./state";
-import { orderPayload, productPayload, webhookHeaders } from "./webhooks";
+import { assertSimPayload, orderPayload, productPayload, webhookHeaders } from "./webhooks";
 
 export interface SimProduct {
   id: string;
@@ -446,6 +446,8 @@ export async function startShopSim(
         `${o.path?.startsWith("http") ? "" : (opts.appUrl ?? "")}${o.path ?? `/webhooks/${topic}`}`;
       if (!/^https?:\/\//.test(target))
         throw new Error("sim: sendWebhook needs appUrl (startShopSim) or an absolute url");
+      // A payload the simulator built must be one Shopify could send (its published schema).
+      assertSimPayload(topic, payload);
       const body = JSON.stringify(payload);
       return fetch(target, {
         method: "POST",
