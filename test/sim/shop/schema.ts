@@ -1,12 +1,19 @@
 /**
- * The Admin GraphQL subset the simulator answers, with Shopify's field names and types, and
- * the mutations' rules (what fulfillmentCreate accepts and refuses, and how it moves quantities).
+ * The shop simulator's resolvers over Shopify's real Admin schema (admin-schema.ts): one map per
+ * GraphQL type of the fields the simulator implements, and the mutations' rules (what
+ * fulfillmentCreate accepts and refuses, and how it moves quantities). A field not in this map
+ * is refused before anything runs (see engine.ts), never answered with a silent null.
+ *
+ * Arguments arrive coerced by graphql-js against the real input types, so input shapes need no
+ * checking here; only Shopify's business rules do.
  */
-import { GqlError, type Schema } from "./gql";
+import { GraphQLError, type GraphQLResolveInfo } from "graphql";
+import { grants } from "./admin-schema";
 import {
   type FulfillmentOrderRec,
   type FulfillmentRec,
   type LineItemRec,
+  type LocationRec,
   type OrderRec,
   type ProductRec,
   type ShopRec,
@@ -15,6 +22,7 @@ import {
   gid,
   isGid,
   parseGid,
+  supportedActionsOf,
 } from "./state";
 
 export interface Ctx {
@@ -23,13 +31,18 @@ export interface Ctx {
   now: () => string;
 }
 
-const CONNECTION_ARGS = {
-  first: "Int",
-  after: "String",
-  last: "Int",
-  before: "String",
-  reverse: "Boolean",
-};
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- GraphQL values are untyped JSON
+type Any = any;
+export type FieldResolver = (
+  parent: Any,
+  args: Record<string, Any>,
+  ctx: Ctx,
+  info: GraphQLResolveInfo,
+) => unknown;
+/** A resolver, or "prop": the parent's own property of the field's name. */
+export type FieldImpl = FieldResolver | "prop";
+
+// --- pagination ------------------------------------------------------------------------------
 
 const cursorOf = (id: number) => Buffer.from(JSON.stringify({ last_id: id })).toString("base64url");
 const idOfCursor = (cursor: string): number => {
@@ -39,48 +52,49 @@ const idOfCursor = (cursor: string): number => {
   } catch {
     /* fall through */
   }
-  throw new GqlError(`Invalid cursor for current pagination sort.`, { code: "BAD_REQUEST" });
+  throw new GraphQLError("Invalid cursor for current pagination sort.", {
+    extensions: { code: "BAD_REQUEST" },
+  });
 };
 
-/** Pages a list of records by id like Shopify's connections (first/after, last/before). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- GraphQL values are untyped JSON
-function paginate<T extends { id: number }>(items: T[], args: Record<string, any>) {
+/**
+ * Pages records by id like Shopify's connections (first/after, last/before, reverse). The
+ * first/last bounds are checked before execution (engine.ts).
+ */
+function paginate<T extends { id: number }>(items: T[], args: Record<string, Any>) {
   const { first, last, after, before } = args as {
     first?: number | null;
     last?: number | null;
     after?: string | null;
     before?: string | null;
   };
-  if (first == null && last == null) {
-    throw new GqlError("you must provide one of first or last", { code: "BAD_REQUEST" });
-  }
-  for (const [k, v] of [
-    ["first", first],
-    ["last", last],
-  ] as const) {
-    if (v != null && (v < 0 || v > 250)) {
-      throw new GqlError(`The ${k} argument must be between 0 and 250`, { code: "BAD_REQUEST" });
-    }
-  }
   let list = args.reverse ? [...items].reverse() : items;
+  let hasPreviousPage = false;
+  let hasNextPage = false;
   if (after) {
-    const i = list.findIndex((x) => x.id === idOfCursor(after));
-    list = i >= 0 ? list.slice(i + 1) : list.filter((x) => x.id > idOfCursor(after));
+    const at = idOfCursor(after);
+    const i = list.findIndex((x) => x.id === at);
+    const from = i >= 0 ? i + 1 : list.findIndex((x) => (args.reverse ? x.id < at : x.id > at));
+    hasPreviousPage = from > 0;
+    list = from < 0 ? [] : list.slice(from);
   }
   if (before) {
-    const i = list.findIndex((x) => x.id === idOfCursor(before));
-    list = i >= 0 ? list.slice(0, i) : list;
+    const at = idOfCursor(before);
+    const i = list.findIndex((x) => x.id === at);
+    if (i >= 0) {
+      hasNextPage = i < list.length;
+      list = list.slice(0, i);
+    }
   }
-  const total = list.length;
   let page = list;
-  let hasNextPage = false;
-  let hasPreviousPage = Boolean(after);
   if (first != null) {
     page = list.slice(0, first);
-    hasNextPage = total > first;
-  } else if (last != null) {
-    page = list.slice(Math.max(0, total - last));
-    hasPreviousPage = total > last;
+    hasNextPage = hasNextPage || list.length > first;
+  }
+  if (last != null) {
+    const trimmed = page.length > last;
+    page = page.slice(Math.max(0, page.length - last));
+    hasPreviousPage = hasPreviousPage || trimmed;
   }
   return {
     nodes: page,
@@ -94,43 +108,50 @@ function paginate<T extends { id: number }>(items: T[], args: Record<string, any
   };
 }
 
-function connection(node: string): Record<string, Record<string, { type: string }>> {
-  return {
-    [`${node}Connection`]: {
-      nodes: { type: `[${node}!]!` },
-      edges: { type: `[${node}Edge!]!` },
-      pageInfo: { type: "PageInfo!" },
-    },
-    [`${node}Edge`]: { cursor: { type: "String!" }, node: { type: `${node}!` } },
-  };
-}
-
 const money = (amount: string, currencyCode: string) => ({ amount, currencyCode });
+const bag = (amount: string, currencyCode: string) => ({
+  shopMoney: money(amount, currencyCode),
+  presentmentMoney: money(amount, currencyCode),
+});
 
-// Views: records enriched with what resolvers need.
-type OrderView = OrderRec & { __shop: ShopRec };
-type LineView = LineItemRec & { __shop: ShopRec; __order: OrderRec };
-type FoView = FulfillmentOrderRec & { __shop: ShopRec };
-type FulfillmentView = FulfillmentRec & { __shop: ShopRec };
-type ProductView = ProductRec & { __shop: ShopRec };
-type VariantView = VariantRec & { __shop: ShopRec };
+// --- views: records with what resolvers need -------------------------------------------------
+
+type OrderView = OrderRec & { __shop: ShopRec; __typename: "Order" };
+type LineView = LineItemRec & { __shop: ShopRec; __order: OrderRec; __typename: "LineItem" };
+type FoView = FulfillmentOrderRec & { __shop: ShopRec; __typename: "FulfillmentOrder" };
+type FoLineView = FulfillmentOrderRec["lines"][number] & {
+  __shop: ShopRec;
+  __typename: "FulfillmentOrderLineItem";
+};
+type FulfillmentView = FulfillmentRec & { __shop: ShopRec; __typename: "Fulfillment" };
+type ProductView = ProductRec & { __shop: ShopRec; __typename: "Product" };
+type VariantView = VariantRec & { __shop: ShopRec; __typename: "ProductVariant" };
+type LocationView = LocationRec & { __shop: ShopRec; __typename: "Location" };
 
 const orderView = (shop: ShopRec, o: OrderRec | undefined): OrderView | null =>
-  o ? { ...o, __shop: shop } : null;
+  o ? { ...o, __shop: shop, __typename: "Order" } : null;
 const productView = (shop: ShopRec, p: ProductRec | undefined): ProductView | null =>
-  p ? { ...p, __shop: shop } : null;
+  p ? { ...p, __shop: shop, __typename: "Product" } : null;
 const variantView = (shop: ShopRec, v: VariantRec | undefined): VariantView | null =>
-  v ? { ...v, __shop: shop } : null;
+  v ? { ...v, __shop: shop, __typename: "ProductVariant" } : null;
 const lineView = (shop: ShopRec, o: OrderRec, l: LineItemRec): LineView => ({
   ...l,
   __shop: shop,
   __order: o,
+  __typename: "LineItem",
 });
-const foView = (shop: ShopRec, fo: FulfillmentOrderRec): FoView => ({ ...fo, __shop: shop });
+const foView = (shop: ShopRec, fo: FulfillmentOrderRec): FoView => ({
+  ...fo,
+  __shop: shop,
+  __typename: "FulfillmentOrder",
+});
 const fulfillmentView = (shop: ShopRec, f: FulfillmentRec): FulfillmentView => ({
   ...f,
   __shop: shop,
+  __typename: "Fulfillment",
 });
+const locationView = (shop: ShopRec, l: LocationRec | undefined): LocationView | null =>
+  l ? { ...l, __shop: shop, __typename: "Location" } : null;
 
 function lineOf(shop: ShopRec, lineItemId: number): LineView {
   for (const o of shop.orders.values()) {
@@ -140,12 +161,32 @@ function lineOf(shop: ShopRec, lineItemId: number): LineView {
   throw new Error(`sim: line item ${lineItemId} missing`);
 }
 
+/**
+ * Whether the app sees a fulfilment order: merchant-managed locations need the merchant-managed
+ * scope, fulfilment-service locations the assigned or third-party scope.
+ */
+export function canSeeFulfillmentOrder(shop: ShopRec, fo: FulfillmentOrderRec): boolean {
+  const loc = shop.locations.get(fo.locationId);
+  if (loc?.fulfillmentService)
+    return grants(shop.scopes, [
+      "read_assigned_fulfillment_orders",
+      "read_third_party_fulfillment_orders",
+    ]);
+  return grants(shop.scopes, ["read_merchant_managed_fulfillment_orders"]);
+}
+
+function visibleFulfillmentOrders(shop: ShopRec, o: OrderRec): FulfillmentOrderRec[] {
+  return o.fulfillmentOrderIds
+    .map((id) => shop.fulfillmentOrders.get(id)!)
+    .filter((fo) => canSeeFulfillmentOrder(shop, fo));
+}
+
 function requireGid(resource: string, value: unknown): number {
   const id = parseGid(resource, value);
   if (id !== null) return id;
   if (isGid(value)) return -1; // a GID of another resource: not found
-  throw new GqlError(`Invalid global id '${String(value)}'`, {
-    code: "argumentLiteralsIncompatible",
+  throw new GraphQLError(`Invalid global id '${String(value)}'`, {
+    extensions: { code: "argumentLiteralsIncompatible" },
   });
 }
 
@@ -165,132 +206,124 @@ function matchesQuery(p: ProductRec, shop: ShopRec, query: string | null | undef
   });
 }
 
-export const schema: Schema<Ctx> = {
+/** Any object by its GID (QueryRoot.node). */
+function nodeOf(shop: ShopRec, id: unknown): unknown {
+  if (!isGid(id)) requireGid("Node", id);
+  const [, type, n] = /^gid:\/\/shopify\/([A-Za-z]+)\/(\d+)$/.exec(String(id))!;
+  const num = Number(n);
+  switch (type) {
+    case "Order":
+      return orderView(shop, shop.orders.get(num));
+    case "Product":
+      return productView(shop, shop.products.get(num));
+    case "ProductVariant":
+      return variantView(shop, shop.variants.get(num));
+    case "Location":
+      return locationView(shop, shop.locations.get(num));
+    case "Fulfillment": {
+      const f = shop.fulfillments.get(num);
+      return f ? fulfillmentView(shop, f) : null;
+    }
+    case "FulfillmentOrder": {
+      const fo = shop.fulfillmentOrders.get(num);
+      return fo && canSeeFulfillmentOrder(shop, fo) ? foView(shop, fo) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+// --- the resolver map ------------------------------------------------------------------------
+
+const gidOf =
+  (resource: string): FieldResolver =>
+  (x: { id: number }) =>
+    gid(resource, x.id);
+const legacyId: FieldResolver = (x: { id: number }) => String(x.id);
+
+export const resolvers: Record<string, Record<string, FieldImpl>> = {
   QueryRoot: {
-    order: {
-      type: "Order",
-      args: { id: "ID!" },
-      resolve: (_r, { id }, { shop }) => orderView(shop, shop.orders.get(requireGid("Order", id))),
+    node: (_r, { id }, { shop }) => nodeOf(shop, id),
+    nodes: (_r, { ids }, { shop }) => (ids as unknown[]).map((id) => nodeOf(shop, id)),
+    order: (_r, { id }, { shop }) => orderView(shop, shop.orders.get(requireGid("Order", id))),
+    product: (_r, { id }, { shop }) =>
+      productView(shop, shop.products.get(requireGid("Product", id))),
+    productVariant: (_r, { id }, { shop }) =>
+      variantView(shop, shop.variants.get(requireGid("ProductVariant", id))),
+    products: (_r, args, { shop }) => {
+      const all = [...shop.products.values()]
+        .filter((p) => matchesQuery(p, shop, args.query))
+        .sort((a, b) => a.id - b.id)
+        .map((p) => productView(shop, p)!);
+      return paginate(all, args);
     },
-    product: {
-      type: "Product",
-      args: { id: "ID!" },
-      resolve: (_r, { id }, { shop }) =>
-        productView(shop, shop.products.get(requireGid("Product", id))),
+    fulfillment: (_r, { id }, { shop }) => {
+      const f = shop.fulfillments.get(requireGid("Fulfillment", id));
+      return f ? fulfillmentView(shop, f) : null;
     },
-    productVariant: {
-      type: "ProductVariant",
-      args: { id: "ID!" },
-      resolve: (_r, { id }, { shop }) =>
-        variantView(shop, shop.variants.get(requireGid("ProductVariant", id))),
+    fulfillmentOrder: (_r, { id }, { shop }) => {
+      const fo = shop.fulfillmentOrders.get(requireGid("FulfillmentOrder", id));
+      return fo && canSeeFulfillmentOrder(shop, fo) ? foView(shop, fo) : null;
     },
-    products: {
-      type: "ProductConnection!",
-      args: { ...CONNECTION_ARGS, query: "String", sortKey: "ProductSortKeys" },
-      resolve: (_r, args, { shop }) => {
-        const all = [...shop.products.values()]
-          .filter((p) => matchesQuery(p, shop, args.query))
-          .sort((a, b) => a.id - b.id);
-        const page = paginate(all, args);
-        const wrap = (p: ProductRec) => productView(shop, p)!;
-        return {
-          ...page,
-          nodes: page.nodes.map(wrap),
-          edges: page.edges.map((e) => ({ ...e, node: wrap(e.node) })),
-        };
-      },
-    },
-    fulfillment: {
-      type: "Fulfillment",
-      args: { id: "ID!" },
-      resolve: (_r, { id }, { shop }) => {
-        const f = shop.fulfillments.get(requireGid("Fulfillment", id));
-        return f ? fulfillmentView(shop, f) : null;
-      },
-    },
+    location: (_r, { id }, { shop }) =>
+      id == null
+        ? locationView(shop, shop.locations.get(shop.defaultLocationId))
+        : locationView(shop, shop.locations.get(requireGid("Location", id))),
+    locations: (_r, args, { shop }) =>
+      paginate(
+        [...shop.locations.values()].map((l) => locationView(shop, l)!),
+        args,
+      ),
   },
   Mutation: {
-    fulfillmentCreate: {
-      type: "FulfillmentCreatePayload",
-      args: { fulfillment: "FulfillmentInput!", message: "String" },
-      resolve: (_r, args, ctx) => fulfillmentCreate(ctx, args.fulfillment),
-    },
-    fulfillmentTrackingInfoUpdate: {
-      type: "FulfillmentTrackingInfoUpdatePayload",
-      args: {
-        fulfillmentId: "ID!",
-        trackingInfoInput: "FulfillmentTrackingInput!",
-        notifyCustomer: "Boolean",
-      },
-      resolve: (_r, args, ctx) =>
-        trackingInfoUpdate(ctx, args.fulfillmentId, args.trackingInfoInput, args.notifyCustomer),
-    },
+    fulfillmentCreate: (_r, args, ctx) => fulfillmentCreate(ctx, args.fulfillment),
+    fulfillmentTrackingInfoUpdate: (_r, args, ctx) =>
+      trackingInfoUpdate(ctx, args.fulfillmentId, args.trackingInfoInput, args.notifyCustomer),
+    fulfillmentOrderHold: (_r, args, ctx) => holdMutation(ctx, args.id, args.fulfillmentHold),
+    fulfillmentOrderReleaseHold: (_r, args, ctx) => releaseHoldMutation(ctx, args.id),
+    fulfillmentOrderOpen: (_r, args, ctx) => openMutation(ctx, args.id),
   },
   Order: {
-    id: { type: "ID!", resolve: (o: OrderView) => gid("Order", o.id) },
-    legacyResourceId: { type: "UnsignedInt64!", resolve: (o: OrderView) => String(o.id) },
-    name: { type: "String!" },
-    email: { type: "String" },
-    createdAt: { type: "DateTime!" },
-    updatedAt: { type: "DateTime!" },
-    cancelledAt: { type: "DateTime" },
-    cancelReason: { type: "OrderCancelReason" },
-    currencyCode: { type: "CurrencyCode!", resolve: (o: OrderView) => o.currency },
-    displayFinancialStatus: {
-      type: "OrderDisplayFinancialStatus",
-      resolve: (o: OrderView) => o.financialStatus,
-    },
-    displayFulfillmentStatus: {
-      type: "OrderDisplayFulfillmentStatus!",
-      resolve: (o: OrderView) => fulfillmentStatusOf(o.__shop, o),
-    },
-    shippingAddress: {
-      type: "MailingAddress",
-      resolve: (o: OrderView) =>
-        o.shippingAddress
-          ? { ...o.shippingAddress, countryCodeV2: o.shippingAddress.countryCode ?? null }
-          : null,
-    },
-    risk: {
-      type: "OrderRiskSummary!",
-      resolve: (o: OrderView) => ({
-        recommendation: o.risk,
-        assessments: o.riskLevel === "NONE" ? [] : [{ riskLevel: o.riskLevel, facts: [] }],
-      }),
-    },
-    totalPriceSet: {
-      type: "MoneyBag!",
-      resolve: (o: OrderView) => {
-        const total = o.lineItems.reduce((n, l) => n + Number(l.price) * l.quantity, 0).toFixed(2);
-        return { shopMoney: money(total, o.currency), presentmentMoney: money(total, o.currency) };
-      },
-    },
-    lineItems: {
-      type: "LineItemConnection!",
-      args: CONNECTION_ARGS,
-      resolve: (o: OrderView, args) =>
-        paginate(
-          o.lineItems.map((l) => lineView(o.__shop, o, l)),
-          args,
-        ),
-    },
-    fulfillmentOrders: {
-      type: "FulfillmentOrderConnection!",
-      args: { ...CONNECTION_ARGS, displayable: "Boolean", query: "String" },
-      resolve: (o: OrderView, args) =>
-        paginate(
-          o.fulfillmentOrderIds.map((id) => foView(o.__shop, o.__shop.fulfillmentOrders.get(id)!)),
-          args,
-        ),
-    },
-    fulfillments: {
-      type: "[Fulfillment!]!",
-      args: { first: "Int", query: "String" },
-      resolve: (o: OrderView, args) =>
-        o.fulfillmentIds
-          .slice(0, args.first ?? undefined)
-          .map((id) => fulfillmentView(o.__shop, o.__shop.fulfillments.get(id)!)),
-    },
+    id: gidOf("Order"),
+    legacyResourceId: legacyId,
+    name: "prop",
+    email: "prop",
+    createdAt: "prop",
+    updatedAt: "prop",
+    processedAt: (o: OrderView) => o.createdAt,
+    cancelledAt: "prop",
+    cancelReason: "prop",
+    closed: () => false,
+    currencyCode: (o: OrderView) => o.currency,
+    presentmentCurrencyCode: (o: OrderView) => o.currency,
+    displayFinancialStatus: (o: OrderView) => o.financialStatus,
+    displayFulfillmentStatus: (o: OrderView) => fulfillmentStatusOf(o.__shop, o),
+    fullyPaid: (o: OrderView) => o.financialStatus === "PAID",
+    shippingAddress: (o: OrderView) =>
+      o.shippingAddress
+        ? { ...o.shippingAddress, countryCodeV2: o.shippingAddress.countryCode ?? null }
+        : null,
+    risk: (o: OrderView) => ({
+      recommendation: o.risk,
+      assessments: o.riskLevel === "NONE" ? [] : [{ riskLevel: o.riskLevel, facts: [] }],
+    }),
+    totalPriceSet: (o: OrderView) =>
+      bag(o.lineItems.reduce((n, l) => n + Number(l.price) * l.quantity, 0).toFixed(2), o.currency),
+    subtotalLineItemsQuantity: (o: OrderView) => o.lineItems.reduce((n, l) => n + l.quantity, 0),
+    lineItems: (o: OrderView, args) =>
+      paginate(
+        o.lineItems.map((l) => lineView(o.__shop, o, l)),
+        args,
+      ),
+    fulfillmentOrders: (o: OrderView, args) =>
+      paginate(
+        visibleFulfillmentOrders(o.__shop, o).map((fo) => foView(o.__shop, fo)),
+        args,
+      ),
+    fulfillments: (o: OrderView, args) =>
+      o.fulfillmentIds
+        .slice(0, args.first ?? undefined)
+        .map((id) => fulfillmentView(o.__shop, o.__shop.fulfillments.get(id)!)),
   },
   MailingAddress: Object.fromEntries(
     [
@@ -306,290 +339,280 @@ export const schema: Schema<Ctx> = {
       "country",
       "countryCodeV2",
       "phone",
-    ].map((k) => [k, { type: "String", resolve: (a: Record<string, unknown>) => a[k] ?? null }]),
+    ].map((k) => [k, ((a: Record<string, unknown>) => a[k] ?? null) as FieldResolver]),
   ),
-  OrderRiskSummary: {
-    recommendation: { type: "OrderRiskRecommendationResult!" },
-    assessments: { type: "[OrderRiskAssessment!]!" },
-  },
-  OrderRiskAssessment: {
-    riskLevel: { type: "RiskAssessmentResult!" },
-    facts: { type: "[RiskFact!]!" },
-  },
-  RiskFact: { description: { type: "String!" }, sentiment: { type: "RiskFactSentiment!" } },
+  OrderRiskSummary: { recommendation: "prop", assessments: "prop" },
+  OrderRiskAssessment: { riskLevel: "prop", facts: "prop" },
+  RiskFact: { description: "prop", sentiment: "prop" },
   LineItem: {
-    id: { type: "ID!", resolve: (l: LineView) => gid("LineItem", l.id) },
-    title: { type: "String!" },
-    name: {
-      type: "String!",
-      resolve: (l: LineView) => (l.variantTitle ? `${l.title} - ${l.variantTitle}` : l.title),
-    },
-    variantTitle: { type: "String" },
-    sku: { type: "String", resolve: (l: LineView) => l.sku || null },
-    quantity: { type: "Int!" },
-    currentQuantity: { type: "Int!", resolve: (l: LineView) => l.quantity },
-    unfulfilledQuantity: {
-      type: "Int!",
-      resolve: (l: LineView) =>
-        l.__order.fulfillmentOrderIds.reduce(
-          (n, id) =>
-            n +
-            l.__shop.fulfillmentOrders
-              .get(id)!
-              .lines.filter((x) => x.lineItemId === l.id)
-              .reduce((m, x) => m + x.remainingQuantity, 0),
-          0,
-        ),
-    },
-    requiresShipping: { type: "Boolean!" },
-    image: {
-      type: "Image",
-      resolve: (l: LineView) => (l.image ? { url: l.image, altText: null } : null),
-    },
-    product: {
-      type: "Product",
-      resolve: (l: LineView) =>
-        productView(l.__shop, l.productId ? l.__shop.products.get(l.productId) : undefined),
-    },
-    variant: {
-      type: "ProductVariant",
-      resolve: (l: LineView) =>
-        variantView(l.__shop, l.variantId ? l.__shop.variants.get(l.variantId) : undefined),
-    },
-    originalUnitPriceSet: {
-      type: "MoneyBag!",
-      resolve: (l: LineView) => ({
-        shopMoney: money(l.price, l.__order.currency),
-        presentmentMoney: money(l.price, l.__order.currency),
-      }),
-    },
+    id: gidOf("LineItem"),
+    title: "prop",
+    name: (l: LineView) => (l.variantTitle ? `${l.title} - ${l.variantTitle}` : l.title),
+    variantTitle: "prop",
+    sku: (l: LineView) => l.sku || null,
+    quantity: "prop",
+    currentQuantity: (l: LineView) => l.quantity,
+    unfulfilledQuantity: (l: LineView) =>
+      l.__order.fulfillmentOrderIds.reduce(
+        (n, id) =>
+          n +
+          l.__shop.fulfillmentOrders
+            .get(id)!
+            .lines.filter((x) => x.lineItemId === l.id)
+            .reduce((m, x) => m + x.remainingQuantity, 0),
+        0,
+      ),
+    requiresShipping: "prop",
+    image: (l: LineView) => (l.image ? { url: l.image, altText: null } : null),
+    product: (l: LineView) =>
+      productView(l.__shop, l.productId ? l.__shop.products.get(l.productId) : undefined),
+    variant: (l: LineView) =>
+      variantView(l.__shop, l.variantId ? l.__shop.variants.get(l.variantId) : undefined),
+    originalUnitPriceSet: (l: LineView) => bag(l.price, l.__order.currency),
   },
   Image: {
-    url: { type: "URL!", args: { transform: "ImageTransformInput" } },
-    altText: { type: "String" },
-    id: { type: "ID" },
-    width: { type: "Int" },
-    height: { type: "Int" },
+    url: "prop",
+    altText: "prop",
+    id: () => null,
+    width: () => null,
+    height: () => null,
   },
-  MoneyBag: { shopMoney: { type: "MoneyV2!" }, presentmentMoney: { type: "MoneyV2!" } },
-  MoneyV2: { amount: { type: "Decimal!" }, currencyCode: { type: "CurrencyCode!" } },
+  MoneyBag: { shopMoney: "prop", presentmentMoney: "prop" },
+  MoneyV2: { amount: "prop", currencyCode: "prop" },
   FulfillmentOrder: {
-    id: { type: "ID!", resolve: (f: FoView) => gid("FulfillmentOrder", f.id) },
-    status: { type: "FulfillmentOrderStatus!" },
-    requestStatus: { type: "FulfillmentOrderRequestStatus!", resolve: () => "UNSUBMITTED" },
-    orderId: { type: "ID!", resolve: (f: FoView) => gid("Order", f.orderId) },
-    assignedLocation: {
-      type: "FulfillmentOrderAssignedLocation!",
-      resolve: (f: FoView) => ({
-        name: f.__shop.locations.get(f.locationId) ?? "Shop location",
-        location: {
-          id: gid("Location", f.locationId),
-          name: f.__shop.locations.get(f.locationId) ?? "",
-        },
-      }),
+    id: gidOf("FulfillmentOrder"),
+    status: "prop",
+    requestStatus: () => "UNSUBMITTED",
+    orderId: (f: FoView) => gid("Order", f.orderId),
+    orderName: (f: FoView) => f.__shop.orders.get(f.orderId)!.name,
+    order: (f: FoView) => orderView(f.__shop, f.__shop.orders.get(f.orderId)),
+    createdAt: "prop",
+    updatedAt: "prop",
+    fulfillAt: "prop",
+    fulfillBy: () => null,
+    fulfillmentHolds: (f: FoView) =>
+      f.holds.map((h) => ({
+        id: gid("FulfillmentHold", h.id),
+        reason: h.reason,
+        reasonNotes: h.reasonNotes,
+        displayReason: h.reason
+          .toLowerCase()
+          .replace(/_/g, " ")
+          .replace(/^./, (c) => c.toUpperCase()),
+        handle: null,
+        heldByRequestingApp: false,
+      })),
+    assignedLocation: (f: FoView) => {
+      const loc = f.__shop.locations.get(f.locationId);
+      return {
+        name: loc?.name ?? "Shop location",
+        countryCode: "US",
+        location: locationView(f.__shop, loc),
+      };
     },
-    supportedActions: {
-      type: "[FulfillmentOrderSupportedAction!]!",
-      resolve: (f: FoView) =>
-        f.status === "OPEN" || f.status === "IN_PROGRESS"
-          ? [{ action: "CREATE_FULFILLMENT" }, { action: "HOLD" }]
-          : [],
-    },
-    lineItems: {
-      type: "FulfillmentOrderLineItemConnection!",
-      args: CONNECTION_ARGS,
-      resolve: (f: FoView, args) =>
-        paginate(
-          f.lines.map((l) => ({ ...l, __shop: f.__shop })),
-          args,
+    supportedActions: (f: FoView) =>
+      supportedActionsOf(f).map((action) => ({ action, externalUrl: null })),
+    lineItems: (f: FoView, args) =>
+      paginate(
+        f.lines.map(
+          (l): FoLineView => ({
+            ...l,
+            __shop: f.__shop,
+            __typename: "FulfillmentOrderLineItem",
+          }),
         ),
-    },
+        args,
+      ),
+    fulfillments: (f: FoView, args) =>
+      paginate(
+        [...f.__shop.fulfillments.values()]
+          .filter((x) => x.fulfillmentOrderIds.includes(f.id))
+          .map((x) => fulfillmentView(f.__shop, x)),
+        args,
+      ),
   },
-  FulfillmentOrderSupportedAction: { action: { type: "FulfillmentOrderAction!" } },
-  FulfillmentOrderAssignedLocation: { name: { type: "String!" }, location: { type: "Location" } },
-  Location: { id: { type: "ID!" }, name: { type: "String!" } },
+  FulfillmentHold: {
+    id: "prop",
+    reason: "prop",
+    reasonNotes: "prop",
+    displayReason: "prop",
+    handle: "prop",
+    heldByRequestingApp: "prop",
+  },
+  FulfillmentOrderSupportedAction: { action: "prop", externalUrl: "prop" },
+  FulfillmentOrderAssignedLocation: {
+    name: "prop",
+    location: "prop",
+    countryCode: "prop",
+    address1: () => null,
+    address2: () => null,
+    city: () => null,
+    province: () => null,
+    zip: () => null,
+    phone: () => null,
+  },
+  Location: {
+    id: gidOf("Location"),
+    legacyResourceId: legacyId,
+    name: "prop",
+    isActive: () => true,
+    isPrimary: (l: LocationView) => l.id === l.__shop.defaultLocationId,
+    isFulfillmentService: (l: LocationView) => l.fulfillmentService,
+    fulfillsOnlineOrders: () => true,
+    shipsInventory: () => true,
+  },
   FulfillmentOrderLineItem: {
-    id: { type: "ID!", resolve: (l: { id: number }) => gid("FulfillmentOrderLineItem", l.id) },
-    remainingQuantity: { type: "Int!" },
-    totalQuantity: { type: "Int!" },
-    lineItem: {
-      type: "LineItem!",
-      resolve: (l: { lineItemId: number; __shop: ShopRec }) => lineOf(l.__shop, l.lineItemId),
-    },
+    id: gidOf("FulfillmentOrderLineItem"),
+    remainingQuantity: "prop",
+    totalQuantity: "prop",
+    lineItem: (l: FoLineView) => lineOf(l.__shop, l.lineItemId),
+    sku: (l: FoLineView) => lineOf(l.__shop, l.lineItemId).sku || null,
+    productTitle: (l: FoLineView) => lineOf(l.__shop, l.lineItemId).title,
+    variantTitle: (l: FoLineView) => lineOf(l.__shop, l.lineItemId).variantTitle,
+    requiresShipping: (l: FoLineView) => lineOf(l.__shop, l.lineItemId).requiresShipping,
   },
   Fulfillment: {
-    id: { type: "ID!", resolve: (f: FulfillmentView) => gid("Fulfillment", f.id) },
-    name: {
-      type: "String!",
-      resolve: (f: FulfillmentView) =>
-        `${f.__shop.orders.get(f.orderId)!.name}-F${f.__shop.orders.get(f.orderId)!.fulfillmentIds.indexOf(f.id) + 1}`,
+    id: gidOf("Fulfillment"),
+    legacyResourceId: legacyId,
+    name: (f: FulfillmentView) => {
+      const o = f.__shop.orders.get(f.orderId)!;
+      return `${o.name}-F${o.fulfillmentIds.indexOf(f.id) + 1}`;
     },
-    status: { type: "FulfillmentStatus!" },
-    createdAt: { type: "DateTime!" },
-    updatedAt: { type: "DateTime!" },
-    order: {
-      type: "Order!",
-      resolve: (f: FulfillmentView) => orderView(f.__shop, f.__shop.orders.get(f.orderId)),
-    },
-    trackingInfo: {
-      type: "[FulfillmentTrackingInfo!]!",
-      args: { first: "Int" },
-      resolve: (f: FulfillmentView, a) => f.tracking.slice(0, a.first ?? undefined),
-    },
-    fulfillmentLineItems: {
-      type: "FulfillmentLineItemConnection!",
-      args: CONNECTION_ARGS,
-      resolve: (f: FulfillmentView, args) =>
-        paginate(
-          f.lines.map((l) => ({ ...l, __shop: f.__shop })),
-          args,
-        ),
-    },
+    status: "prop",
+    displayStatus: (f: FulfillmentView) => (f.status === "SUCCESS" ? "FULFILLED" : "CANCELED"),
+    createdAt: "prop",
+    updatedAt: "prop",
+    totalQuantity: (f: FulfillmentView) => f.lines.reduce((n, l) => n + l.quantity, 0),
+    order: (f: FulfillmentView) => orderView(f.__shop, f.__shop.orders.get(f.orderId)),
+    trackingInfo: (f: FulfillmentView, a) => f.tracking.slice(0, a.first ?? undefined),
+    fulfillmentLineItems: (f: FulfillmentView, args) =>
+      paginate(
+        f.lines.map((l) => ({ ...l, __shop: f.__shop })),
+        args,
+      ),
+    fulfillmentOrders: (f: FulfillmentView, args) =>
+      paginate(
+        f.fulfillmentOrderIds
+          .map((id) => f.__shop.fulfillmentOrders.get(id)!)
+          .filter((fo) => canSeeFulfillmentOrder(f.__shop, fo))
+          .map((fo) => foView(f.__shop, fo)),
+        args,
+      ),
   },
-  FulfillmentTrackingInfo: {
-    number: { type: "String" },
-    url: { type: "URL" },
-    company: { type: "String" },
-  },
+  FulfillmentTrackingInfo: { number: "prop", url: "prop", company: "prop" },
   FulfillmentLineItem: {
-    id: { type: "ID!", resolve: (l: { id: number }) => gid("FulfillmentLineItem", l.id) },
-    quantity: { type: "Int" },
-    lineItem: {
-      type: "LineItem!",
-      resolve: (l: { lineItemId: number; __shop: ShopRec }) => lineOf(l.__shop, l.lineItemId),
-    },
+    id: gidOf("FulfillmentLineItem"),
+    quantity: (l: { quantity: number; nullQuantity?: boolean }) =>
+      l.nullQuantity ? null : l.quantity,
+    lineItem: (l: { lineItemId: number; __shop: ShopRec }) => lineOf(l.__shop, l.lineItemId),
   },
-  FulfillmentCreatePayload: {
-    fulfillment: { type: "Fulfillment" },
-    userErrors: { type: "[UserError!]!" },
+  FulfillmentCreatePayload: { fulfillment: "prop", userErrors: "prop" },
+  FulfillmentTrackingInfoUpdatePayload: { fulfillment: "prop", userErrors: "prop" },
+  FulfillmentOrderHoldPayload: {
+    fulfillmentOrder: "prop",
+    fulfillmentHold: "prop",
+    remainingFulfillmentOrder: () => null,
+    userErrors: "prop",
   },
-  FulfillmentTrackingInfoUpdatePayload: {
-    fulfillment: { type: "Fulfillment" },
-    userErrors: { type: "[UserError!]!" },
-  },
-  UserError: { field: { type: "[String!]" }, message: { type: "String!" } },
+  FulfillmentOrderReleaseHoldPayload: { fulfillmentOrder: "prop", userErrors: "prop" },
+  FulfillmentOrderOpenPayload: { fulfillmentOrder: "prop", userErrors: "prop" },
+  FulfillmentOrderHoldUserError: { field: "prop", message: "prop", code: "prop" },
+  FulfillmentOrderReleaseHoldUserError: { field: "prop", message: "prop", code: "prop" },
+  UserError: { field: "prop", message: "prop" },
   Product: {
-    id: { type: "ID!", resolve: (p: ProductView) => gid("Product", p.id) },
-    legacyResourceId: { type: "UnsignedInt64!", resolve: (p: ProductView) => String(p.id) },
-    title: { type: "String!" },
-    handle: { type: "String!" },
-    status: { type: "ProductStatus!", resolve: () => "ACTIVE" },
-    updatedAt: { type: "DateTime!" },
-    featuredMedia: {
-      type: "Media",
-      resolve: (p: ProductView) =>
-        p.image
-          ? {
-              id: gid("MediaImage", p.id),
-              mediaContentType: "IMAGE",
-              alt: null,
-              preview: { status: "READY", image: { url: p.image, altText: null } },
-            }
-          : null,
-    },
-    variants: {
-      type: "ProductVariantConnection!",
-      args: CONNECTION_ARGS,
-      resolve: (p: ProductView, args) =>
-        paginate(
-          p.variantIds.map((id) => variantView(p.__shop, p.__shop.variants.get(id))!),
-          args,
-        ),
-    },
+    id: gidOf("Product"),
+    legacyResourceId: legacyId,
+    title: "prop",
+    handle: "prop",
+    status: () => "ACTIVE",
+    updatedAt: "prop",
+    featuredMedia: (p: ProductView) =>
+      p.image
+        ? {
+            __typename: "MediaImage",
+            id: gid("MediaImage", p.id),
+            mediaContentType: "IMAGE",
+            alt: null,
+            preview: { status: "READY", image: { url: p.image, altText: null } },
+            image: { url: p.image, altText: null },
+          }
+        : null,
+    variants: (p: ProductView, args) =>
+      paginate(
+        p.variantIds.map((id) => variantView(p.__shop, p.__shop.variants.get(id))!),
+        args,
+      ),
   },
-  Media: {
-    id: { type: "ID!" },
-    alt: { type: "String" },
-    mediaContentType: { type: "MediaContentType!" },
-    preview: { type: "MediaPreviewImage" },
+  MediaImage: {
+    id: "prop",
+    alt: "prop",
+    mediaContentType: "prop",
+    preview: "prop",
+    image: "prop",
   },
-  MediaPreviewImage: { image: { type: "Image" }, status: { type: "MediaPreviewImageStatus!" } },
+  MediaPreviewImage: { image: "prop", status: "prop" },
   ProductVariant: {
-    id: { type: "ID!", resolve: (v: VariantView) => gid("ProductVariant", v.id) },
-    legacyResourceId: { type: "UnsignedInt64!", resolve: (v: VariantView) => String(v.id) },
-    sku: { type: "String", resolve: (v: VariantView) => v.sku || null },
-    title: { type: "String!" },
-    displayName: {
-      type: "String!",
-      resolve: (v: VariantView) => `${v.__shop.products.get(v.productId)!.title} - ${v.title}`,
+    id: gidOf("ProductVariant"),
+    legacyResourceId: legacyId,
+    sku: (v: VariantView) => v.sku || null,
+    title: "prop",
+    displayName: (v: VariantView) => `${v.__shop.products.get(v.productId)!.title} - ${v.title}`,
+    price: "prop",
+    selectedOptions: (v: VariantView) => {
+      const names = v.__shop.products.get(v.productId)!.optionNames;
+      return v.options.map((value, i) => ({ name: names[i] ?? `Option${i + 1}`, value }));
     },
-    price: { type: "Money!" },
-    selectedOptions: {
-      type: "[SelectedOption!]!",
-      resolve: (v: VariantView) => {
-        const names = v.__shop.products.get(v.productId)!.optionNames;
-        return v.options.map((value, i) => ({ name: names[i] ?? `Option${i + 1}`, value }));
-      },
-    },
-    product: {
-      type: "Product!",
-      resolve: (v: VariantView) => productView(v.__shop, v.__shop.products.get(v.productId)),
-    },
+    product: (v: VariantView) => productView(v.__shop, v.__shop.products.get(v.productId)),
   },
-  SelectedOption: { name: { type: "String!" }, value: { type: "String!" } },
-  PageInfo: {
-    hasNextPage: { type: "Boolean!" },
-    hasPreviousPage: { type: "Boolean!" },
-    startCursor: { type: "String" },
-    endCursor: { type: "String" },
-  },
-  ...connection("LineItem"),
-  ...connection("FulfillmentOrder"),
-  ...connection("FulfillmentOrderLineItem"),
-  ...connection("FulfillmentLineItem"),
-  ...connection("Product"),
-  ...connection("ProductVariant"),
+  SelectedOption: { name: "prop", value: "prop" },
 };
+
+/** Every `…Connection` and `…Edge` type, and PageInfo, resolve from the paginated value. */
+export function implOf(typeName: string, fieldName: string): FieldImpl | undefined {
+  const own = resolvers[typeName]?.[fieldName];
+  if (own) return own;
+  if (typeName === "PageInfo") return "prop";
+  if (typeName.endsWith("Connection") && ["nodes", "edges", "pageInfo"].includes(fieldName))
+    return "prop";
+  if (typeName.endsWith("Edge") && ["cursor", "node"].includes(fieldName)) return "prop";
+  return undefined;
+}
+
+/** Whether the simulator ever returns objects of this concrete type. */
+export function producesType(typeName: string): boolean {
+  return (
+    typeName in resolvers ||
+    typeName === "PageInfo" ||
+    typeName.endsWith("Connection") ||
+    typeName.endsWith("Edge")
+  );
+}
 
 // --- mutations -------------------------------------------------------------------------------
 
 type UserErr = { field: string[] | null; message: string };
 
-function invalidVariable(
-  name: string,
-  type: string,
-  explanation: string,
-  path: (string | number)[],
-): never {
-  throw new GqlError(
-    `Variable $${name} of type ${type} was provided invalid value for ${path.join(".")} (${explanation})`,
-    {
-      code: "INVALID_VARIABLE",
-      problems: [{ path, explanation }],
-    },
-  );
-}
+export const MAX_INPUT_ARRAY = 250;
 
-function trackingFrom(input: unknown, varName: string, type: string) {
+function trackingFrom(input: unknown) {
   if (input == null) return null;
   const t = input as Record<string, unknown>;
-  for (const k of Object.keys(t)) {
-    if (!["number", "url", "company", "numbers", "urls"].includes(k))
-      invalidVariable(varName, type, "Field is not defined on FulfillmentTrackingInput", [k]);
-  }
   const str = (v: unknown) => (typeof v === "string" ? v : null);
-  const url = str(t.url);
-  return { number: str(t.number), url, company: str(t.company) };
+  const firstOf = (v: unknown) => (Array.isArray(v) && typeof v[0] === "string" ? v[0] : null);
+  return {
+    number: str(t.number) ?? firstOf(t.numbers),
+    url: str(t.url) ?? firstOf(t.urls),
+    company: str(t.company),
+  };
 }
 
-function fulfillmentCreate(ctx: Ctx, input: unknown) {
+function fulfillmentCreate(ctx: Ctx, input: Record<string, Any>) {
   const { shop } = ctx;
   const fail = (errors: UserErr[]) => ({ fulfillment: null, userErrors: errors });
-  const f = input as Record<string, unknown>;
-  const T = "FulfillmentInput!";
-  for (const k of Object.keys(f)) {
-    if (
-      !["lineItemsByFulfillmentOrder", "notifyCustomer", "trackingInfo", "originAddress"].includes(
-        k,
-      )
-    )
-      invalidVariable("fulfillment", T, "Field is not defined on FulfillmentInput", [k]);
-  }
-  if (!Array.isArray(f.lineItemsByFulfillmentOrder))
-    invalidVariable("fulfillment", T, "Expected value to not be null", [
-      "lineItemsByFulfillmentOrder",
-    ]);
-  const groups = f.lineItemsByFulfillmentOrder as Record<string, unknown>[];
+  const groups = input.lineItemsByFulfillmentOrder as {
+    fulfillmentOrderId: string;
+    fulfillmentOrderLineItems?: { id: string; quantity: number }[] | null;
+  }[];
   if (groups.length === 0)
     return fail([
       {
@@ -597,7 +620,7 @@ function fulfillmentCreate(ctx: Ctx, input: unknown) {
         message: "Line items by fulfillment order must not be empty.",
       },
     ]);
-  const tracking = trackingFrom(f.trackingInfo, "fulfillment", T);
+  const tracking = trackingFrom(input.trackingInfo);
   if (tracking?.url && !/^https?:\/\/[^\s]+$/.test(tracking.url)) {
     return fail([
       { field: ["fulfillment", "trackingInfo", "url"], message: "Tracking url is invalid." },
@@ -612,19 +635,9 @@ function fulfillmentCreate(ctx: Ctx, input: unknown) {
   }[] = [];
   const fos: FulfillmentOrderRec[] = [];
   for (const [gi, g] of groups.entries()) {
-    if (typeof g.fulfillmentOrderId !== "string")
-      invalidVariable("fulfillment", T, "Expected value to not be null", [
-        "lineItemsByFulfillmentOrder",
-        gi,
-        "fulfillmentOrderId",
-      ]);
-    const foId = parseGid("FulfillmentOrder", g.fulfillmentOrderId);
-    if (foId === null && !isGid(g.fulfillmentOrderId)) {
-      throw new GqlError(`Invalid global id '${String(g.fulfillmentOrderId)}'`, {
-        code: "argumentLiteralsIncompatible",
-      });
-    }
-    const fo = foId === null ? undefined : shop.fulfillmentOrders.get(foId);
+    const foId = requireGid("FulfillmentOrder", g.fulfillmentOrderId);
+    const found = shop.fulfillmentOrders.get(foId);
+    const fo = found && canSeeFulfillmentOrder(shop, found) ? found : undefined;
     if (!fo)
       return fail([
         {
@@ -632,7 +645,7 @@ function fulfillmentCreate(ctx: Ctx, input: unknown) {
           message: "Fulfillment order does not exist.",
         },
       ]);
-    if (fo.status !== "OPEN" && fo.status !== "IN_PROGRESS") {
+    if (!supportedActionsOf(fo).includes("CREATE_FULFILLMENT")) {
       return fail([
         {
           field: ["fulfillment"],
@@ -641,10 +654,7 @@ function fulfillmentCreate(ctx: Ctx, input: unknown) {
       ]);
     }
     fos.push(fo);
-    const lines = g.fulfillmentOrderLineItems as
-      | { id?: unknown; quantity?: unknown }[]
-      | undefined
-      | null;
+    const lines = g.fulfillmentOrderLineItems;
     if (!lines || lines.length === 0) {
       for (const line of fo.lines)
         if (line.remainingQuantity > 0) moves.push({ fo, line, quantity: line.remainingQuantity });
@@ -668,19 +678,8 @@ function fulfillmentCreate(ctx: Ctx, input: unknown) {
           },
         ]);
       }
-      if (typeof l.quantity !== "number" || !Number.isInteger(l.quantity))
-        invalidVariable("fulfillment", T, "Could not coerce value to Int", [
-          "lineItemsByFulfillmentOrder",
-          gi,
-          "fulfillmentOrderLineItems",
-          li,
-          "quantity",
-        ]);
       const already = moves.filter((m) => m.line === line).reduce((n, m) => n + m.quantity, 0);
-      if (
-        (l.quantity as number) <= 0 ||
-        (l.quantity as number) + already > line.remainingQuantity
-      ) {
+      if (l.quantity <= 0 || l.quantity + already > line.remainingQuantity) {
         return fail([
           {
             field: ["fulfillment"],
@@ -688,7 +687,7 @@ function fulfillmentCreate(ctx: Ctx, input: unknown) {
           },
         ]);
       }
-      moves.push({ fo, line, quantity: l.quantity as number });
+      moves.push({ fo, line, quantity: l.quantity });
     }
   }
   if (new Set(fos.map((fo) => fo.orderId)).size > 1)
@@ -721,7 +720,7 @@ function fulfillmentCreate(ctx: Ctx, input: unknown) {
     tracking: tracking && (tracking.number || tracking.url) ? [tracking] : [],
     lines: [],
     fulfillmentOrderIds: [...new Set(fos.map((fo) => fo.id))],
-    notifications: f.notifyCustomer === true ? 1 : 0,
+    notifications: input.notifyCustomer === true ? 1 : 0,
   };
   for (const m of moves) {
     m.line.remainingQuantity -= m.quantity;
@@ -731,6 +730,7 @@ function fulfillmentCreate(ctx: Ctx, input: unknown) {
   }
   for (const fo of fos) {
     fo.status = fo.lines.every((l) => l.remainingQuantity === 0) ? "CLOSED" : "IN_PROGRESS";
+    fo.updatedAt = now;
   }
   shop.fulfillments.set(rec.id, rec);
   order.fulfillmentIds.push(rec.id);
@@ -759,7 +759,7 @@ function trackingInfoUpdate(
         { field: ["fulfillmentId"], message: "Cannot update tracking of a cancelled fulfillment." },
       ],
     };
-  const t = trackingFrom(input, "trackingInfoInput", "FulfillmentTrackingInput!")!;
+  const t = trackingFrom(input)!;
   if (t.url && !/^https?:\/\/[^\s]+$/.test(t.url)) {
     return {
       fulfillment: null,
@@ -770,4 +770,116 @@ function trackingInfoUpdate(
   f.updatedAt = ctx.now();
   if (notifyCustomer === true) f.notifications++;
   return { fulfillment: fulfillmentView(shop, f), userErrors: [] };
+}
+
+// --- fulfilment order state changes (the mutations and the simulator's admin API share them) ---
+
+/** Puts a fulfilment order on hold; the error text when its status does not allow it. */
+export function holdFulfillmentOrder(
+  fo: FulfillmentOrderRec,
+  hold: { id: number; reason: string; reasonNotes: string | null },
+  now: string,
+): string | null {
+  if (!supportedActionsOf(fo).includes("HOLD") && fo.status !== "ON_HOLD")
+    return `The fulfillment order's status (${fo.status.toLowerCase()}) does not allow it to be put on hold.`;
+  if (fo.status !== "ON_HOLD") fo.statusBeforeHold = fo.status;
+  fo.status = "ON_HOLD";
+  fo.holds.push(hold);
+  fo.updatedAt = now;
+  return null;
+}
+
+/** Releases every hold; back to the status it had (OPEN or IN_PROGRESS). */
+export function releaseFulfillmentOrderHold(fo: FulfillmentOrderRec, now: string): string | null {
+  if (fo.status !== "ON_HOLD") return "The fulfillment order is not on hold.";
+  fo.status = fo.statusBeforeHold ?? "OPEN";
+  fo.statusBeforeHold = undefined;
+  fo.holds = [];
+  fo.updatedAt = now;
+  return null;
+}
+
+/** Opens a SCHEDULED fulfilment order now. */
+export function openScheduledFulfillmentOrder(fo: FulfillmentOrderRec, now: string): string | null {
+  if (fo.status !== "SCHEDULED") return "Fulfillment order is not in a scheduled state.";
+  fo.status = "OPEN";
+  fo.fulfillAt = null;
+  fo.updatedAt = now;
+  return null;
+}
+
+function foForMutation(ctx: Ctx, id: unknown) {
+  const found = ctx.shop.fulfillmentOrders.get(requireGid("FulfillmentOrder", id));
+  return found && canSeeFulfillmentOrder(ctx.shop, found) ? found : undefined;
+}
+
+function holdMutation(ctx: Ctx, id: unknown, input: Record<string, Any>) {
+  const fo = foForMutation(ctx, id);
+  const none = { fulfillmentOrder: null, fulfillmentHold: null };
+  if (!fo)
+    return {
+      ...none,
+      userErrors: [
+        {
+          field: ["id"],
+          message: "Fulfillment order does not exist.",
+          code: "FULFILLMENT_ORDER_NOT_FOUND",
+        },
+      ],
+    };
+  const hold = {
+    id: ctx.nextId(),
+    reason: String(input.reason),
+    reasonNotes: (input.reasonNotes as string | null | undefined) ?? null,
+  };
+  const err = holdFulfillmentOrder(fo, hold, ctx.now());
+  if (err) return { ...none, userErrors: [{ field: ["id"], message: err, code: null }] };
+  const view = foView(ctx.shop, fo);
+  return {
+    fulfillmentOrder: view,
+    fulfillmentHold: resolversHold(hold),
+    userErrors: [],
+  };
+}
+
+function resolversHold(h: { id: number; reason: string; reasonNotes: string | null }) {
+  return {
+    id: gid("FulfillmentHold", h.id),
+    reason: h.reason,
+    reasonNotes: h.reasonNotes,
+    displayReason: h.reason,
+    handle: null,
+    heldByRequestingApp: true,
+  };
+}
+
+function releaseHoldMutation(ctx: Ctx, id: unknown) {
+  const fo = foForMutation(ctx, id);
+  if (!fo)
+    return {
+      fulfillmentOrder: null,
+      userErrors: [
+        {
+          field: ["id"],
+          message: "Fulfillment order does not exist.",
+          code: "FULFILLMENT_ORDER_NOT_FOUND",
+        },
+      ],
+    };
+  const err = releaseFulfillmentOrderHold(fo, ctx.now());
+  if (err)
+    return { fulfillmentOrder: null, userErrors: [{ field: ["id"], message: err, code: null }] };
+  return { fulfillmentOrder: foView(ctx.shop, fo), userErrors: [] };
+}
+
+function openMutation(ctx: Ctx, id: unknown) {
+  const fo = foForMutation(ctx, id);
+  if (!fo)
+    return {
+      fulfillmentOrder: null,
+      userErrors: [{ field: ["id"], message: "Fulfillment order does not exist." }],
+    };
+  const err = openScheduledFulfillmentOrder(fo, ctx.now());
+  if (err) return { fulfillmentOrder: null, userErrors: [{ field: ["id"], message: err }] };
+  return { fulfillmentOrder: foView(ctx.shop, fo), userErrors: [] };
 }

@@ -11,15 +11,25 @@
 import { randomBytes } from "node:crypto";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { GqlError, execute, parse, validate } from "./gql";
-import { type Ctx, schema } from "./schema";
+import { newBucket, runGraphql, throttledBody } from "./engine";
 import {
+  type Ctx,
+  holdFulfillmentOrder,
+  openScheduledFulfillmentOrder,
+  releaseFulfillmentOrderHold,
+} from "./schema";
+import {
+  DEFAULT_SCOPES,
+  type FulfillmentOrderRec,
+  type FulfillmentOrderStatus,
   type FulfillmentRec,
   type OrderRec,
+  type ProtectedDataAccess,
   type RiskRecommendation,
   type ShopRec,
   type SimAddress,
   gid,
+  supportedActionsOf,
 } from "./state";
 import { assertSimPayload, orderPayload, productPayload, webhookHeaders } from "./webhooks";
 
@@ -44,8 +54,13 @@ export interface SimOrder {
   }[];
   fulfillmentOrders: {
     id: string;
-    status: string;
+    status: FulfillmentOrderStatus;
     locationId: string;
+    /** What Shopify lets an app do with it in this status (CREATE_FULFILLMENT, …). */
+    supportedActions: string[];
+    /** Set while SCHEDULED. */
+    fulfillAt: string | null;
+    holds: { reason: string; reasonNotes: string | null }[];
     lineItems: {
       id: string;
       lineItemId: string;
@@ -71,6 +86,9 @@ export interface GraphqlCall {
   operationName: string | null;
   variables: Record<string, unknown>;
   status: number;
+  /** Shopify's cost of the call (null when it was refused before the cost was known). */
+  requestedQueryCost: number | null;
+  actualQueryCost: number | null;
 }
 
 export interface PlaceOrderInput {
@@ -81,6 +99,13 @@ export interface PlaceOrderInput {
   email?: string | null;
   financialStatus?: OrderRec["financialStatus"];
   currency?: string;
+  /** Every fulfilment order is SCHEDULED until then (ISO). */
+  fulfillAt?: string;
+  /**
+   * Splits each location's lines over up to this many fulfilment orders (round robin), as
+   * Shopify does after splits; default 1 per location.
+   */
+  fulfillmentOrdersPerLocation?: number;
 }
 
 export interface ShopSim {
@@ -112,6 +137,41 @@ export interface ShopSim {
   throttleNext(domain: string, count: number): void;
   /** Answer the next `count` GraphQL calls of the shop with this HTTP status. */
   failNext(domain: string, status: number, count?: number): void;
+  /** A location of the shop: merchant-managed, or one of a fulfilment service. */
+  addLocation(
+    domain: string,
+    l: { name: string; fulfillmentService?: boolean },
+  ): { id: string; name: string; fulfillmentService: boolean };
+  /** Puts a fulfilment order ON_HOLD (from OPEN or IN_PROGRESS). */
+  holdFulfillmentOrder(domain: string, fulfillmentOrderId: string, reason?: string): SimOrder;
+  /** Releases its holds: back to the status it had before (OPEN or IN_PROGRESS). */
+  releaseFulfillmentOrderHold(domain: string, fulfillmentOrderId: string): SimOrder;
+  /** SCHEDULED → OPEN (its fulfillAt has come). */
+  openScheduledFulfillmentOrder(domain: string, fulfillmentOrderId: string): SimOrder;
+  /** Sets any status as is (INCOMPLETE, CLOSED, CANCELLED, …); no rule applied. */
+  setFulfillmentOrderStatus(
+    domain: string,
+    fulfillmentOrderId: string,
+    status: FulfillmentOrderStatus,
+  ): SimOrder;
+  /** The app's installed access scopes on the shop (default DEFAULT_SCOPES). */
+  setScopes(domain: string, scopes: string[]): void;
+  /**
+   * Protected customer data access: true (default) = level 2 with every field; false = not
+   * granted (email, names, addresses, phones answered as null); or a level with some fields.
+   */
+  setProtectedCustomerData(domain: string, access: boolean | ProtectedDataAccess): void;
+  /** The shop's throttle bucket (default Standard: 2000 points, 100/s); it starts full. */
+  setThrottle(
+    domain: string,
+    o: { maximumAvailable: number; restoreRate: number; currentlyAvailable?: number },
+  ): void;
+  /** The bucket as a reply's throttleStatus would show it now. */
+  throttleStatus(domain: string): {
+    maximumAvailable: number;
+    currentlyAvailable: number;
+    restoreRate: number;
+  };
   /**
    * POSTs a webhook to the app: `${appUrl}${path}` (default path `/webhooks/<topic>`), signed
    * with the API secret (or forged). `payload` is sent as is.
@@ -151,7 +211,13 @@ function riskOf(r: PlaceOrderInput["risk"]): {
 }
 
 export async function startShopSim(
-  opts: { port?: number; apiSecret?: string; appUrl?: string; host?: string } = {},
+  opts: {
+    port?: number;
+    apiSecret?: string;
+    apiKey?: string;
+    appUrl?: string;
+    host?: string;
+  } = {},
 ): Promise<ShopSim> {
   const apiSecret = opts.apiSecret ?? "test-api-secret";
   const shops = new Map<string, ShopRec>();
@@ -213,6 +279,9 @@ export async function startShopSim(
         id: gid("FulfillmentOrder", f.id),
         status: f.status,
         locationId: gid("Location", f.locationId),
+        supportedActions: supportedActionsOf(f),
+        fulfillAt: f.fulfillAt,
+        holds: f.holds.map((h) => ({ reason: h.reason, reasonNotes: h.reasonNotes })),
         lineItems: f.lines.map((l) => ({
           id: gid("FulfillmentOrderLineItem", l.id),
           lineItemId: gid("LineItem", l.lineItemId),
@@ -223,6 +292,12 @@ export async function startShopSim(
       displayFulfillmentStatus:
         remaining === total ? "UNFULFILLED" : remaining === 0 ? "FULFILLED" : "PARTIALLY_FULFILLED",
     };
+  };
+  const foOf = (domain: string, id: string): { shop: ShopRec; fo: FulfillmentOrderRec } => {
+    const shop = shopOf(domain);
+    const fo = shop.fulfillmentOrders.get(num("FulfillmentOrder", id));
+    if (!fo) throw new Error(`sim: unknown fulfillment order ${id}`);
+    return { shop, fo };
   };
   const fulfillmentView = (f: FulfillmentRec): SimFulfillment => ({
     id: gid("Fulfillment", f.id),
@@ -252,8 +327,13 @@ export async function startShopSim(
         orders: new Map(),
         fulfillmentOrders: new Map(),
         fulfillments: new Map(),
-        locations: new Map([[locationId, "Shop location"]]),
+        locations: new Map([
+          [locationId, { id: locationId, name: "Shop location", fulfillmentService: false }],
+        ]),
         defaultLocationId: locationId,
+        scopes: [...DEFAULT_SCOPES],
+        protectedData: { level: 2 },
+        bucket: newBucket(),
         nextOrderNumber: 1001,
         throttleNext: 0,
         failNext: null,
@@ -377,33 +457,44 @@ export async function startShopSim(
         fulfillmentOrderIds: [],
         fulfillmentIds: [],
       };
-      // One fulfilment order per location, holding the lines that need shipping there.
+      // One fulfilment order per location (or `fulfillmentOrdersPerLocation`), holding the
+      // lines that need shipping there.
       const byLocation = new Map<number, typeof lineItems>();
       for (const l of lineItems) {
         if (!l.rec.requiresShipping) continue;
         let locId = shop.defaultLocationId;
         if (l.location) {
-          const found = [...shop.locations].find(([, name]) => name === l.location);
-          locId = found ? found[0] : nextId();
-          if (!found) shop.locations.set(locId, l.location);
+          const found = [...shop.locations.values()].find((x) => x.name === l.location);
+          locId = found ? found.id : nextId();
+          if (!found)
+            shop.locations.set(locId, { id: locId, name: l.location, fulfillmentService: false });
         }
         byLocation.set(locId, [...(byLocation.get(locId) ?? []), l]);
       }
+      const per = Math.max(1, Math.floor(o.fulfillmentOrdersPerLocation ?? 1));
       for (const [locationId, lines] of byLocation) {
-        const foId = nextId();
-        shop.fulfillmentOrders.set(foId, {
-          id: foId,
-          orderId: id,
-          locationId,
-          status: "OPEN",
-          lines: lines.map((l) => ({
-            id: nextId(),
-            lineItemId: l.rec.id,
-            totalQuantity: l.rec.quantity,
-            remainingQuantity: l.rec.quantity,
-          })),
-        });
-        order.fulfillmentOrderIds.push(foId);
+        const parts = Array.from({ length: Math.min(per, lines.length) }, () => [] as typeof lines);
+        lines.forEach((l, i) => parts[i % parts.length]!.push(l));
+        for (const part of parts) {
+          const foId = nextId();
+          shop.fulfillmentOrders.set(foId, {
+            id: foId,
+            orderId: id,
+            locationId,
+            status: o.fulfillAt ? "SCHEDULED" : "OPEN",
+            holds: [],
+            fulfillAt: o.fulfillAt ?? null,
+            createdAt: created,
+            updatedAt: created,
+            lines: part.map((l) => ({
+              id: nextId(),
+              lineItemId: l.rec.id,
+              totalQuantity: l.rec.quantity,
+              remainingQuantity: l.rec.quantity,
+            })),
+          });
+          order.fulfillmentOrderIds.push(foId);
+        }
       }
       shop.orders.set(id, order);
       return orderView(shop, id);
@@ -417,8 +508,8 @@ export async function startShopSim(
       o.updatedAt = o.cancelledAt;
       for (const foId of o.fulfillmentOrderIds) {
         const fo = shop.fulfillmentOrders.get(foId)!;
-        if (fo.status === "OPEN" || fo.status === "IN_PROGRESS")
-          fo.status = fo.status === "OPEN" ? "CANCELLED" : "CLOSED";
+        if (fo.status === "IN_PROGRESS") fo.status = "CLOSED";
+        else if (["OPEN", "ON_HOLD", "SCHEDULED"].includes(fo.status)) fo.status = "CANCELLED";
       }
       return orderView(shop, o.id);
     },
@@ -439,6 +530,64 @@ export async function startShopSim(
     },
     failNext(domain, status, count = 1) {
       shopOf(domain).failNext = { status, count };
+    },
+    addLocation(domain, l) {
+      const shop = shopOf(domain);
+      const id = nextId();
+      const rec = { id, name: l.name, fulfillmentService: l.fulfillmentService ?? false };
+      shop.locations.set(id, rec);
+      return {
+        id: gid("Location", id),
+        name: rec.name,
+        fulfillmentService: rec.fulfillmentService,
+      };
+    },
+    holdFulfillmentOrder(domain, foId, reason = "OTHER") {
+      const { shop, fo } = foOf(domain, foId);
+      const err = holdFulfillmentOrder(fo, { id: nextId(), reason, reasonNotes: null }, now());
+      if (err) throw new Error(`sim: ${err}`);
+      return orderView(shop, fo.orderId);
+    },
+    releaseFulfillmentOrderHold(domain, foId) {
+      const { shop, fo } = foOf(domain, foId);
+      const err = releaseFulfillmentOrderHold(fo, now());
+      if (err) throw new Error(`sim: ${err}`);
+      return orderView(shop, fo.orderId);
+    },
+    openScheduledFulfillmentOrder(domain, foId) {
+      const { shop, fo } = foOf(domain, foId);
+      const err = openScheduledFulfillmentOrder(fo, now());
+      if (err) throw new Error(`sim: ${err}`);
+      return orderView(shop, fo.orderId);
+    },
+    setFulfillmentOrderStatus(domain, foId, status) {
+      const { shop, fo } = foOf(domain, foId);
+      fo.status = status;
+      if (status !== "ON_HOLD") fo.holds = [];
+      if (status !== "SCHEDULED") fo.fulfillAt = null;
+      fo.updatedAt = now();
+      return orderView(shop, fo.orderId);
+    },
+    setScopes(domain, scopes) {
+      shopOf(domain).scopes = [...scopes];
+    },
+    setProtectedCustomerData(domain, access) {
+      shopOf(domain).protectedData =
+        typeof access === "boolean" ? { level: access ? 2 : 0 } : { ...access };
+    },
+    setThrottle(domain, o) {
+      const shop = shopOf(domain);
+      shop.bucket = newBucket(o);
+      if (o.currentlyAvailable !== undefined) shop.bucket.currentlyAvailable = o.currentlyAvailable;
+    },
+    throttleStatus(domain) {
+      const b = shopOf(domain).bucket;
+      const gained = ((Date.now() - b.at) / 1000) * b.restoreRate;
+      return {
+        maximumAvailable: b.maximumAvailable,
+        currentlyAvailable: Math.floor(Math.min(b.maximumAvailable, b.currentlyAvailable + gained)),
+        restoreRate: b.restoreRate,
+      };
     },
     async sendWebhook(domain, topic, payload, o = {}) {
       const target =
@@ -503,11 +652,14 @@ export async function startShopSim(
       req.on("error", reject);
     });
 
-  const cost = (available: number) => ({
-    requestedQueryCost: 10,
-    actualQueryCost: available === 0 ? null : 10,
-    throttleStatus: { maximumAvailable: 2000, currentlyAvailable: available, restoreRate: 100 },
-  });
+  /**
+   * Whether the request may use the shop's Admin API: "ok", or why not (401). One small
+   * function so that the token rules can change in one place.
+   */
+  function tokenStatus(req: IncomingMessage, shop: ShopRec): "ok" | "invalid" {
+    const token = req.headers["x-shopify-access-token"];
+    return typeof token === "string" && token === shop.accessToken ? "ok" : "invalid";
+  }
 
   async function handleGraphql(
     req: IncomingMessage,
@@ -527,6 +679,8 @@ export async function startShopSim(
       operationName: null,
       variables: {},
       status: 200,
+      requestedQueryCost: null,
+      actualQueryCost: null,
     };
     calls.push(call);
     const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -551,8 +705,7 @@ export async function startShopSim(
       call.operationName = /\b(?:query|mutation)\s+([A-Za-z_]\w*)/.exec(body.query)?.[1] ?? null;
     const shop = domain ? shops.get(domain) : undefined;
     if (!shop) return reply(404, { errors: "Not Found" });
-    const token = req.headers["x-shopify-access-token"];
-    if (typeof token !== "string" || token !== shop.accessToken) {
+    if (tokenStatus(req, shop) !== "ok") {
       return reply(401, {
         errors: "[API] Invalid API key or access token (unrecognized login or wrong password)",
       });
@@ -573,57 +726,17 @@ export async function startShopSim(
     }
     if (shop.throttleNext > 0) {
       shop.throttleNext--;
-      return reply(200, {
-        errors: [
-          {
-            message: "Throttled",
-            extensions: {
-              code: "THROTTLED",
-              documentation: "https://shopify.dev/api/usage/rate-limits",
-            },
-          },
-        ],
-        extensions: {
-          cost: {
-            ...cost(0),
-            requestedQueryCost: 10,
-            throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 0, restoreRate: 100 },
-          },
-        },
-      });
-    }
-    if (typeof body.query !== "string" || !body.query.trim()) {
-      return reply(200, {
-        errors: [{ message: "No query string was present", extensions: { code: "BAD_REQUEST" } }],
-      });
+      return reply(200, throttledBody(shop.bucket, 10));
     }
     const ctx: Ctx = { shop, nextId, now };
-    try {
-      const op = parse(
-        body.query,
-        typeof body.operationName === "string" ? body.operationName : undefined,
-      );
-      const problems = validate(schema, op, call.variables);
-      if (problems.length) return reply(200, { errors: problems.map(errorJson) });
-      const out = execute(schema, op, call.variables, {}, ctx);
-      return reply(200, {
-        data: out.data,
-        ...(out.errors ? { errors: out.errors.map(errorJson) } : {}),
-        extensions: { cost: cost(1990) },
-      });
-    } catch (e) {
-      if (e instanceof GqlError) return reply(200, { errors: [errorJson(e)] });
-      throw e;
-    }
-  }
-
-  function errorJson(e: GqlError) {
-    return {
-      message: e.message,
-      ...(e.locations ? { locations: e.locations } : {}),
-      ...((e as { path?: unknown }).path ? { path: (e as { path?: unknown }).path } : {}),
-      extensions: e.extensions,
-    };
+    const out = runGraphql(
+      { query: body.query, variables: body.variables, operationName: body.operationName },
+      ctx,
+    );
+    if (out.operationName) call.operationName = out.operationName;
+    call.requestedQueryCost = out.requestedQueryCost;
+    call.actualQueryCost = out.actualQueryCost;
+    return reply(200, out.body);
   }
 
   async function handleAdmin(req: IncomingMessage, res: ServerResponse, path: string) {
@@ -659,6 +772,42 @@ export async function startShopSim(
       sim.throttleNext(domain, Number((await json()).count ?? 1));
       return send(res, 200, { ok: true });
     }
+    if (b === "locations" && method === "POST" && !id) {
+      const body = await json();
+      return send(
+        res,
+        200,
+        sim.addLocation(domain, {
+          name: String(body.name),
+          fulfillmentService: body.fulfillmentService === true,
+        }),
+      );
+    }
+    if (b === "fulfillment-orders" && method === "POST" && id) {
+      const body = await json();
+      if (c === "hold") return send(res, 200, sim.holdFulfillmentOrder(domain, id, body.reason));
+      if (c === "release") return send(res, 200, sim.releaseFulfillmentOrderHold(domain, id));
+      if (c === "open") return send(res, 200, sim.openScheduledFulfillmentOrder(domain, id));
+      if (c === "status")
+        return send(res, 200, sim.setFulfillmentOrderStatus(domain, id, body.status));
+    }
+    if (b === "scopes" && method === "POST") {
+      sim.setScopes(domain, (await json()).scopes as string[]);
+      return send(res, 200, { ok: true });
+    }
+    if (b === "protected-customer-data" && method === "POST") {
+      const body = await json();
+      sim.setProtectedCustomerData(
+        domain,
+        typeof body.granted === "boolean" ? body.granted : (body as ProtectedDataAccess),
+      );
+      return send(res, 200, { ok: true });
+    }
+    if (b === "bucket" && method === "POST") {
+      sim.setThrottle(domain, (await json()) as never);
+      return send(res, 200, sim.throttleStatus(domain));
+    }
+    if (b === "bucket" && method === "GET") return send(res, 200, sim.throttleStatus(domain));
     if (b === "webhooks" && method === "POST") {
       const body = await json();
       const payload =

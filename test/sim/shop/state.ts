@@ -54,12 +54,88 @@ export interface LineItemRec {
   options: { name: string; value: string }[];
 }
 
+export type FulfillmentOrderStatus =
+  | "OPEN"
+  | "IN_PROGRESS"
+  | "CLOSED"
+  | "CANCELLED"
+  | "INCOMPLETE"
+  | "ON_HOLD"
+  | "SCHEDULED";
+
+export const FULFILLMENT_ORDER_STATUSES: readonly FulfillmentOrderStatus[] = [
+  "OPEN",
+  "IN_PROGRESS",
+  "CLOSED",
+  "CANCELLED",
+  "INCOMPLETE",
+  "ON_HOLD",
+  "SCHEDULED",
+];
+
+export interface FulfillmentHoldRec {
+  id: number;
+  reason: string;
+  reasonNotes: string | null;
+}
+
 export interface FulfillmentOrderRec {
   id: number;
   orderId: number;
   locationId: number;
-  status: "OPEN" | "IN_PROGRESS" | "CLOSED" | "CANCELLED";
-  lines: { id: number; lineItemId: number; totalQuantity: number; remainingQuantity: number }[];
+  status: FulfillmentOrderStatus;
+  /** The status a hold returns to when it is released. */
+  statusBeforeHold?: FulfillmentOrderStatus;
+  holds: FulfillmentHoldRec[];
+  /** When a SCHEDULED fulfilment order opens (ISO). */
+  fulfillAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  lines: {
+    id: number;
+    lineItemId: number;
+    totalQuantity: number;
+    remainingQuantity: number;
+    /** Edge-case knob: answer FulfillmentLineItem/FulfillmentOrderLineItem quantity as null. */
+    nullQuantity?: boolean;
+  }[];
+}
+
+/** What Shopify lets an app do with a fulfilment order in this status. */
+export function supportedActionsOf(fo: Pick<FulfillmentOrderRec, "status">): string[] {
+  switch (fo.status) {
+    case "OPEN":
+      return ["CREATE_FULFILLMENT", "HOLD", "MOVE", "SPLIT", "CANCEL_FULFILLMENT_ORDER"];
+    case "IN_PROGRESS":
+      return ["CREATE_FULFILLMENT", "HOLD", "MOVE", "SPLIT"];
+    case "ON_HOLD":
+      return ["RELEASE_HOLD"];
+    case "SCHEDULED":
+      return ["MARK_AS_OPEN"];
+    default:
+      return [];
+  }
+}
+
+export interface LocationRec {
+  id: number;
+  name: string;
+  /** A location that belongs to a fulfilment service (not merchant-managed). */
+  fulfillmentService: boolean;
+}
+
+/** The shop's protected customer data access: level 2 with `fields` limits it to those. */
+export interface ProtectedDataAccess {
+  level: 0 | 1 | 2;
+  fields?: ("name" | "email" | "phone" | "address")[];
+}
+
+export interface ThrottleBucket {
+  maximumAvailable: number;
+  restoreRate: number;
+  currentlyAvailable: number;
+  /** When currentlyAvailable was last brought up to date (ms). */
+  at: number;
 }
 
 export interface FulfillmentRec {
@@ -103,8 +179,12 @@ export interface ShopRec {
   orders: Map<number, OrderRec>;
   fulfillmentOrders: Map<number, FulfillmentOrderRec>;
   fulfillments: Map<number, FulfillmentRec>;
-  locations: Map<number, string>;
+  locations: Map<number, LocationRec>;
   defaultLocationId: number;
+  /** The app's installed access scopes on this shop. */
+  scopes: string[];
+  protectedData: ProtectedDataAccess;
+  bucket: ThrottleBucket;
   nextOrderNumber: number;
   /** Fault knobs: answer the next N GraphQL calls with THROTTLED, or with an HTTP status. */
   throttleNext: number;
@@ -143,8 +223,18 @@ export function unfulfilledOf(shop: ShopRec, order: OrderRec, lineItemId: number
   let n = 0;
   for (const foId of order.fulfillmentOrderIds) {
     const fo = shop.fulfillmentOrders.get(foId)!;
-    if (fo.status === "CANCELLED") continue;
+    if (fo.status === "CANCELLED" || fo.status === "INCOMPLETE") continue;
     for (const l of fo.lines) if (l.lineItemId === lineItemId) n += l.remainingQuantity;
   }
   return n;
 }
+
+/** The app's scopes (shopify.app.toml), installed on every simulated shop by default. */
+export const DEFAULT_SCOPES = [
+  "read_orders",
+  "read_products",
+  "write_products",
+  "read_merchant_managed_fulfillment_orders",
+  "write_merchant_managed_fulfillment_orders",
+  "read_locations",
+];
