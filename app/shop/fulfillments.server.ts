@@ -16,6 +16,7 @@
  */
 import { z } from "zod";
 import {
+  ShopAuthError,
   ShopFulfillmentNotReadyError,
   ShopFulfillmentPlanError,
   ShopNotFoundError,
@@ -81,6 +82,43 @@ query GetOrderFulfillmentOrders(
         supportedActions { action }
         fulfillmentHolds { reason reasonNotes }
         assignedLocation { location { id } }
+        lineItems(first: $linesFirst) {
+          nodes { ${FO_LINE} }
+          pageInfo { hasNextPage endCursor }
+        }
+        fulfillments(first: $fulfillmentsFirst) {
+          nodes { ${FULFILLMENT} }
+          pageInfo { hasNextPage endCursor }
+        }
+      }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+
+/**
+ * The same without the location, for a shop that has not approved `read_locations` yet (an
+ * install from before the app asked for it): each fulfilment order then gets its own
+ * fulfillmentCreate. Worst-case requested cost 859 (as above without assignedLocation and
+ * location: 8 × 107 + 3).
+ */
+export const GET_ORDER_FULFILLMENT_ORDERS_WITHOUT_LOCATION = `#graphql
+query GetOrderFulfillmentOrdersWithoutLocation(
+  $id: ID!
+  $first: Int!
+  $after: String
+  $linesFirst: Int!
+  $fulfillmentsFirst: Int!
+) {
+  order(id: $id) {
+    id
+    fulfillmentOrders(first: $first, after: $after) {
+      nodes {
+        id
+        status
+        fulfillAt
+        supportedActions { action }
+        fulfillmentHolds { reason reasonNotes }
         lineItems(first: $linesFirst) {
           nodes { ${FO_LINE} }
           pageInfo { hasNextPage endCursor }
@@ -268,7 +306,10 @@ const fulfillmentOrderSchema = z.object({
   fulfillAt: z.string().nullable(),
   supportedActions: z.array(z.object({ action: z.string() })),
   fulfillmentHolds: z.array(z.object({ reason: z.string(), reasonNotes: z.string().nullable() })),
-  assignedLocation: z.object({ location: z.object({ id: z.string() }).nullable() }).nullable(),
+  assignedLocation: z
+    .object({ location: z.object({ id: z.string() }).nullable() })
+    .nullable()
+    .optional(),
   lineItems: foLinesSchema,
   fulfillments: fulfillmentsSchema,
 });
@@ -329,12 +370,25 @@ export function fulfillmentPageSizes(o: FulfillmentPageSizes = {}) {
 }
 
 /**
+ * Shops whose token lacks `read_locations` (seen denied in this process), until when the
+ * location is left out (then asked again: the merchant may have approved it meanwhile).
+ */
+const withoutLocation = new Map<string, number>();
+const WITHOUT_LOCATION_MS = 3600_000;
+
+const isLocationDenied = (error: unknown) =>
+  error instanceof ShopAuthError &&
+  error.status === 200 &&
+  /Access denied for location field/i.test(error.message);
+
+/**
  * Every fulfilment order of the order the app can see (with every line item) and every
  * fulfilment on them; null when the order is not found. A fulfilment on several fulfilment
  * orders is listed once.
  */
 export async function readFulfillmentState(
   call: Call,
+  shop: string,
   orderGid: ShopifyOrderGid,
   sizes: ReturnType<typeof fulfillmentPageSizes>,
 ): Promise<ShopFulfillmentState | null> {
@@ -349,19 +403,29 @@ export async function readFulfillmentState(
       })
       .nullable(),
   });
-  const page = async (after: string | null) => {
-    const data = await call(
-      GET_ORDER_FULFILLMENT_ORDERS,
-      {
-        id: orderGid,
-        first: sizes.fulfillmentOrders,
-        after,
-        linesFirst: sizes.fulfillmentOrderLines,
-        fulfillmentsFirst: sizes.fulfillmentOrderFulfillments,
-      },
-      pageSchema,
-    );
-    return data.order;
+  type PageData = z.infer<typeof pageSchema>["order"];
+  const page = async (after: string | null): Promise<PageData> => {
+    const withLocation = (withoutLocation.get(shop) ?? 0) < Date.now();
+    const run = () =>
+      call(
+        withLocation ? GET_ORDER_FULFILLMENT_ORDERS : GET_ORDER_FULFILLMENT_ORDERS_WITHOUT_LOCATION,
+        {
+          id: orderGid,
+          first: sizes.fulfillmentOrders,
+          after,
+          linesFirst: sizes.fulfillmentOrderLines,
+          fulfillmentsFirst: sizes.fulfillmentOrderFulfillments,
+        },
+        pageSchema,
+      );
+    try {
+      return (await run()).order;
+    } catch (error) {
+      if (!withLocation || !isLocationDenied(error)) throw error;
+      // Not approved yet: read without it from now on (until the process restarts).
+      withoutLocation.set(shop, Date.now() + WITHOUT_LOCATION_MS);
+      return page(after);
+    }
   };
   const first = await page(null);
   if (!first) return null;
@@ -392,7 +456,8 @@ export async function readFulfillmentState(
       supportedActions: fo.supportedActions.map((a) => a.action),
       fulfillAt: fo.fulfillAt,
       holds: fo.fulfillmentHolds.map((h) => ({ reason: h.reason, notes: h.reasonNotes })),
-      locationId: fo.assignedLocation?.location?.id ?? null,
+      // Without the location, a fulfilment order is its own group (always accepted alone).
+      locationId: fo.assignedLocation ? (fo.assignedLocation.location?.id ?? null) : `fo:${fo.id}`,
       lineItems: lines.map(toFoLine),
     });
   }

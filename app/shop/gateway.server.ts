@@ -80,11 +80,11 @@ export function createShopGateway(
   const sizes = orderPageSizes(opts.pageSizes);
   return {
     shop,
-    getOrder: (orderGid) => readOrder(call, orderGid, sizes),
-    getFulfillmentState: (orderGid) => readFulfillmentState(call, orderGid, sizes),
+    getOrder: (orderGid) => readOrder(call, shop, orderGid, sizes),
+    getFulfillmentState: (orderGid) => readFulfillmentState(call, shop, orderGid, sizes),
     createFulfillment: (input) =>
       createFulfillment(call, shop, input, async () => {
-        const state = await readFulfillmentState(call, input.orderGid, sizes);
+        const state = await readFulfillmentState(call, shop, input.orderGid, sizes);
         return state?.fulfillmentOrders ?? null;
       }),
     updateTracking: (fulfillmentGid, tracking, notifyCustomer) =>

@@ -11,6 +11,7 @@ import {
   GET_FULFILLMENT_ORDER_FULFILLMENTS,
   GET_FULFILLMENT_ORDER_LINE_ITEMS,
   GET_ORDER_FULFILLMENT_ORDERS,
+  GET_ORDER_FULFILLMENT_ORDERS_WITHOUT_LOCATION,
   UPDATE_FULFILLMENT_TRACKING,
 } from "./fulfillments.server";
 import { GET_ORDER, GET_ORDER_LINE_ITEMS, ORDER_PAGE } from "./orders.server";
@@ -22,6 +23,7 @@ export {
   GET_FULFILLMENT_ORDER_LINE_ITEMS,
   GET_ORDER,
   GET_ORDER_FULFILLMENT_ORDERS,
+  GET_ORDER_FULFILLMENT_ORDERS_WITHOUT_LOCATION,
   GET_ORDER_LINE_ITEMS,
   LIST_PRODUCTS,
   LIST_PRODUCT_VARIANTS,
@@ -53,6 +55,17 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   GetOrderFulfillmentOrders: {
     document: GET_ORDER_FULFILLMENT_ORDERS,
+    worstCaseVariables: {
+      id: ID,
+      first: FULFILLMENT_PAGE.fulfillmentOrders,
+      after: "c",
+      linesFirst: FULFILLMENT_PAGE.fulfillmentOrderLines,
+      fulfillmentsFirst: FULFILLMENT_PAGE.fulfillmentOrderFulfillments,
+    },
+    module: "app/shop/fulfillments.server.ts",
+  },
+  GetOrderFulfillmentOrdersWithoutLocation: {
+    document: GET_ORDER_FULFILLMENT_ORDERS_WITHOUT_LOCATION,
     worstCaseVariables: {
       id: ID,
       first: FULFILLMENT_PAGE.fulfillmentOrders,

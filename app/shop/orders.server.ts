@@ -236,6 +236,7 @@ export function orderPageSizes(o: OrderPageSizes = {}) {
 /** The whole order (every page of lines, fulfilment orders and fulfilments), or null. */
 export async function readOrder(
   call: Call,
+  shop: string,
   orderGid: ShopifyOrderGid,
   sizes: ReturnType<typeof orderPageSizes>,
 ): Promise<ShopOrder | null> {
@@ -260,7 +261,7 @@ export async function readOrder(
         : { items: [], pageInfo: { hasNextPage: false, endCursor: null } };
     },
   );
-  const state = (await readFulfillmentState(call, orderGid, sizes)) ?? {
+  const state = (await readFulfillmentState(call, shop, orderGid, sizes)) ?? {
     fulfillmentOrders: [],
     fulfillments: [],
   };
