@@ -6,14 +6,23 @@
 import { Session } from "@shopify/shopify-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type AdminGraphql,
   ShopAuthError,
+  ShopFulfillmentNotReadyError,
   ShopFulfillmentPlanError,
   ShopNoSessionError,
   ShopUserError,
+  type ShopFulfillmentOrder,
   parseFulfillmentGid,
+  parseFulfillmentOrderGid,
+  parseFulfillmentOrderLineItemGid,
   parseLineItemGid,
+  planFulfillment,
+  withheldCustomerData,
   parseOrderGid,
   parseProductGid,
+  createShopGateway,
+  parseShopDomain,
   shopGatewayFor,
   shopGatewayForRequest,
 } from "../../app/shop/index.server";
@@ -86,12 +95,16 @@ describe("getOrder", () => {
     const gw = await shopGatewayFor(SHOP);
     const order = await gw.getOrder(parseOrderGid(placed.id));
 
-    expect(route.routed.length).toBe(before + 1);
+    // Two calls for an ordinary order: the order with its lines, then its fulfilment orders.
+    expect(route.routed.length).toBe(before + 2);
     expect(route.routed.at(-1)).toBe(`https://${SHOP}/admin/api/2026-10/graphql.json`);
     expect(calls("GetOrder").at(-1)).toMatchObject({
       shop: SHOP,
       apiVersion: "2026-10",
-      variables: { id: placed.id },
+      variables: { id: placed.id, linesFirst: 50 },
+    });
+    expect(calls("GetOrderFulfillmentOrders").at(-1)).toMatchObject({
+      variables: { id: placed.id, first: 8, linesFirst: 40, fulfillmentsFirst: 5 },
     });
 
     expect(order).not.toBeNull();
@@ -135,6 +148,9 @@ describe("getOrder", () => {
     expect(order!.fulfillmentOrders[0]).toMatchObject({
       id: placed.fulfillmentOrders[0]!.id,
       status: "OPEN",
+      supportedActions: expect.arrayContaining(["CREATE_FULFILLMENT"]),
+      locationId: expect.stringMatching(/^gid:\/\/shopify\/Location\/\d+$/),
+      holds: [],
       lineItems: [
         { lineItemId: placed.lineItems[0]!.id, remainingQuantity: 2, totalQuantity: 2 },
         { lineItemId: placed.lineItems[1]!.id, remainingQuantity: 1, totalQuantity: 1 },
@@ -487,5 +503,365 @@ describe("products", () => {
     expect((await gw.listProducts({ query: "title:product 5" })).items.map((p) => p.title)).toEqual(
       ["Product 5"],
     );
+  });
+});
+
+describe("Shopify's limits: pages, holds, locations, protected data", () => {
+  const LIMITS_SHOP = "limits-test.myshopify.com";
+  let products: { variants: { id: string }[] }[] = [];
+  /** A gateway with tiny pages, so that a small order needs every kind of further page. */
+  const smallPages = async () => {
+    const { admin, session } = await unauthenticated.admin(LIMITS_SHOP);
+    return createShopGateway({
+      shop: parseShopDomain(session.shop),
+      graphql: admin.graphql as AdminGraphql,
+      pageSizes: {
+        lines: 3,
+        moreLines: 4,
+        fulfillmentOrders: 2,
+        fulfillmentOrderLines: 2,
+        moreFulfillmentOrderLines: 3,
+        fulfillmentOrderFulfillments: 1,
+        moreFulfillments: 1,
+      },
+    });
+  };
+
+  beforeAll(async () => {
+    const { accessToken } = sim.addShop(LIMITS_SHOP);
+    await storeOfflineSession(accessToken, LIMITS_SHOP);
+    sim.addLocation(LIMITS_SHOP, { name: "Warehouse B" });
+    sim.addLocation(LIMITS_SHOP, { name: "Warehouse C" });
+    sim.addLocation(LIMITS_SHOP, { name: "Dropship Service", fulfillmentService: true });
+    products = Array.from({ length: 12 }, (_, i) =>
+      sim.addProduct(LIMITS_SHOP, {
+        title: `Item ${i}`,
+        variants: [{ sku: `I${i}`, price: "2.00" }],
+      }),
+    );
+  });
+
+  it("reads every page: 12 lines over 3 fulfilment orders, 2 fulfilments on one", async () => {
+    const locations = [undefined, "Warehouse B", "Warehouse C"];
+    const placed = sim.placeOrder(LIMITS_SHOP, {
+      lines: products.map((p, i) => ({
+        variantId: p.variants[0]!.id,
+        quantity: 1,
+        location: locations[i % 3],
+      })),
+    });
+    expect(placed.fulfillmentOrders).toHaveLength(3);
+    const gw = await smallPages();
+    const lines = placed.lineItems.map((l) => parseLineItemGid(l.id));
+    // Two fulfilments on the first location's fulfilment order.
+    await gw.createFulfillment({
+      orderGid: parseOrderGid(placed.id),
+      lineItems: [{ lineItemGid: lines[0]!, quantity: 1 }],
+      tracking: { number: "P1" },
+      notifyCustomer: false,
+    });
+    await gw.createFulfillment({
+      orderGid: parseOrderGid(placed.id),
+      lineItems: [{ lineItemGid: lines[3]!, quantity: 1 }],
+      tracking: { number: "P2" },
+      notifyCustomer: false,
+    });
+    const order = (await gw.getOrder(parseOrderGid(placed.id)))!;
+    expect(order.lines.map((l) => l.id)).toEqual(placed.lineItems.map((l) => l.id));
+    expect(order.fulfillmentOrders).toHaveLength(3);
+    expect(
+      order.fulfillmentOrders.flatMap((f) => f.lineItems.map((l) => l.lineItemId)).sort(),
+    ).toEqual([...lines].sort());
+    expect(order.fulfillments.map((f) => f.tracking[0]!.number).sort()).toEqual(["P1", "P2"]);
+    expect(calls("GetOrderLineItems").length).toBeGreaterThanOrEqual(3);
+    expect(calls("GetFulfillmentOrderLineItems").length).toBeGreaterThanOrEqual(3);
+    expect(calls("GetFulfillmentOrderFulfillments").length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("every call stays within Shopify's cost limit", () => {
+    const mine = sim.graphqlCalls().filter((c) => c.shop === LIMITS_SHOP || c.shop === SHOP);
+    expect(mine.length).toBeGreaterThan(0);
+    for (const c of mine) {
+      if (c.requestedQueryCost != null) expect(c.requestedQueryCost).toBeLessThanOrEqual(1000);
+    }
+  });
+
+  it("a held fulfilment order: not ready (no write), then fulfilled once released", async () => {
+    const placed = sim.placeOrder(LIMITS_SHOP, {
+      lines: [{ variantId: products[0]!.variants[0]!.id, quantity: 2 }],
+    });
+    const foId = placed.fulfillmentOrders[0]!.id;
+    sim.holdFulfillmentOrder(LIMITS_SHOP, foId, "AWAITING_PAYMENT");
+    const gw = await shopGatewayFor(LIMITS_SHOP);
+    const input = {
+      orderGid: parseOrderGid(placed.id),
+      lineItems: [{ lineItemGid: parseLineItemGid(placed.lineItems[0]!.id), quantity: 2 }],
+      tracking: { number: "HOLD1" },
+      notifyCustomer: false,
+    };
+    const err = await gw.createFulfillment(input).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ShopFulfillmentNotReadyError);
+    expect((err as Error).message).toContain("on hold");
+    expect(sim.fulfillments(LIMITS_SHOP, placed.id)).toEqual([]);
+    sim.releaseFulfillmentOrderHold(LIMITS_SHOP, foId);
+    const created = await gw.createFulfillment(input);
+    expect(created).toHaveLength(1);
+    expect(sim.fulfillments(LIMITS_SHOP, placed.id)).toHaveLength(1);
+  });
+
+  it("a scheduled fulfilment order: not ready until it opens, with its opening time", async () => {
+    const fulfillAt = new Date(Date.now() + 3 * 24 * 3600_000).toISOString();
+    const placed = sim.placeOrder(LIMITS_SHOP, {
+      lines: [{ variantId: products[1]!.variants[0]!.id, quantity: 1 }],
+      fulfillAt,
+    });
+    const gw = await shopGatewayFor(LIMITS_SHOP);
+    const input = {
+      orderGid: parseOrderGid(placed.id),
+      lineItems: [{ lineItemGid: parseLineItemGid(placed.lineItems[0]!.id), quantity: 1 }],
+      tracking: { number: "SCH1" },
+      notifyCustomer: false,
+    };
+    const err = (await gw
+      .createFulfillment(input)
+      .catch((e: unknown) => e)) as ShopFulfillmentNotReadyError;
+    expect(err).toBeInstanceOf(ShopFulfillmentNotReadyError);
+    expect(err.notReady[0]!.status).toBe("SCHEDULED");
+    expect(err.retryAt?.getTime()).toBe(Date.parse(fulfillAt));
+    sim.openScheduledFulfillmentOrder(LIMITS_SHOP, placed.fulfillmentOrders[0]!.id);
+    expect(await gw.createFulfillment(input)).toHaveLength(1);
+  });
+
+  it("a fulfilment service's location is invisible: its lines are on no fulfilment order", async () => {
+    const placed = sim.placeOrder(LIMITS_SHOP, {
+      lines: [
+        { variantId: products[2]!.variants[0]!.id, quantity: 1 },
+        { variantId: products[3]!.variants[0]!.id, quantity: 1, location: "Dropship Service" },
+      ],
+    });
+    const gw = await shopGatewayFor(LIMITS_SHOP);
+    const order = (await gw.getOrder(parseOrderGid(placed.id)))!;
+    expect(order.lines).toHaveLength(2);
+    const seen = order.fulfillmentOrders.flatMap((f) => f.lineItems.map((l) => l.lineItemId));
+    expect(seen).toEqual([placed.lineItems[0]!.id]);
+  });
+
+  it("protected customer data not granted: names and street come back null, and it is told", async () => {
+    const placed = sim.placeOrder(LIMITS_SHOP, {
+      lines: [{ variantId: products[4]!.variants[0]!.id, quantity: 1 }],
+      email: "ada@example.com",
+      shippingAddress: {
+        firstName: "Ada",
+        lastName: "Lovelace",
+        address1: "1 Analytical St",
+        city: "London",
+        countryCode: "GB",
+        zip: "N1 1AA",
+      },
+    });
+    const gw = await shopGatewayFor(LIMITS_SHOP);
+    sim.setProtectedCustomerData(LIMITS_SHOP, false);
+    try {
+      const order = (await gw.getOrder(parseOrderGid(placed.id)))!;
+      expect(order.email).toBeNull();
+      expect(order.shippingAddress).toMatchObject({
+        firstName: null,
+        address1: null,
+        city: "London",
+      });
+      expect(withheldCustomerData(order)).toEqual(["name", "address"]);
+    } finally {
+      sim.setProtectedCustomerData(LIMITS_SHOP, true);
+    }
+    const granted = (await gw.getOrder(parseOrderGid(placed.id)))!;
+    expect(withheldCustomerData(granted)).toEqual([]);
+    expect(granted.shippingAddress?.address1).toBe("1 Analytical St");
+  });
+
+  it("an install without read_locations yet: the location is denied, the gateway reads without it and fulfils one fulfilment order per call", async () => {
+    const other = "no-locations.myshopify.com";
+    const { accessToken } = sim.addShop(other);
+    await storeOfflineSession(accessToken, other);
+    sim.setScopes(
+      other,
+      "read_orders,read_products,write_products,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders".split(
+        ",",
+      ),
+    );
+    const a = sim.addProduct(other, { title: "A", variants: [{ sku: "A", price: "1.00" }] });
+    const b = sim.addProduct(other, { title: "B", variants: [{ sku: "B", price: "1.00" }] });
+    const placed = sim.placeOrder(other, {
+      lines: [
+        { variantId: a.variants[0]!.id, quantity: 1 },
+        { variantId: b.variants[0]!.id, quantity: 1 },
+      ],
+      fulfillmentOrdersPerLocation: 2,
+    });
+    expect(placed.fulfillmentOrders).toHaveLength(2);
+    const gw = await shopGatewayFor(other);
+    const order = (await gw.getOrder(parseOrderGid(placed.id)))!;
+    const mine = sim.graphqlCalls().filter((c) => c.shop === other);
+    // Refused with the location (Shopify's ACCESS_DENIED), then read without it.
+    expect(mine.map((c) => c.operationName)).toEqual([
+      "GetOrder",
+      "GetOrderFulfillmentOrders",
+      "GetOrderFulfillmentOrdersWithoutLocation",
+    ]);
+    expect(order.fulfillmentOrders).toHaveLength(2);
+    const created = await gw.createFulfillment({
+      orderGid: order.id,
+      lineItems: placed.lineItems.map((l) => ({
+        lineItemGid: parseLineItemGid(l.id),
+        quantity: 1,
+      })),
+      tracking: { number: "NOLOC" },
+      notifyCustomer: false,
+      fulfillmentOrders: order.fulfillmentOrders,
+    });
+    expect(created.map((c) => c.fulfillmentOrderIds.length)).toEqual([1, 1]);
+    expect(sim.order(other, placed.id).displayFulfillmentStatus).toBe("FULFILLED");
+  });
+});
+
+describe("planFulfillment (pure)", () => {
+  const fo = (
+    n: number,
+    lines: [line: number, remaining: number][],
+    o: Partial<ShopFulfillmentOrder> = {},
+  ): ShopFulfillmentOrder => ({
+    id: parseFulfillmentOrderGid(`gid://shopify/FulfillmentOrder/${n}`),
+    status: "OPEN",
+    supportedActions: ["CREATE_FULFILLMENT", "HOLD", "MOVE"],
+    fulfillAt: null,
+    holds: [],
+    locationId: "gid://shopify/Location/1",
+    lineItems: lines.map(([line, remaining]) => ({
+      id: parseFulfillmentOrderLineItemGid(`gid://shopify/FulfillmentOrderLineItem/${n}${line}`),
+      lineItemId: parseLineItemGid(`gid://shopify/LineItem/${line}`),
+      remainingQuantity: remaining,
+      totalQuantity: remaining,
+    })),
+    ...o,
+  });
+  const want = (line: number, quantity: number) => ({
+    lineItemGid: parseLineItemGid(`gid://shopify/LineItem/${line}`),
+    quantity,
+  });
+
+  it("uses only fulfilment orders that support CREATE_FULFILLMENT", () => {
+    const plan = planFulfillment(
+      [
+        fo(1, [[1, 1]], { status: "IN_PROGRESS", supportedActions: ["CANCEL_FULFILLMENT_ORDER"] }),
+        fo(2, [[1, 1]]),
+      ],
+      [want(1, 1)],
+    );
+    expect(plan.problems).toEqual([]);
+    expect(plan.calls).toEqual([
+      [
+        {
+          fulfillmentOrderId: "gid://shopify/FulfillmentOrder/2",
+          lines: [{ id: "gid://shopify/FulfillmentOrderLineItem/21", quantity: 1 }],
+        },
+      ],
+    ]);
+  });
+
+  it("lines on a held or scheduled fulfilment order are not ready (no conflict, nothing sent)", () => {
+    const plan = planFulfillment(
+      [
+        fo(1, [[1, 2]]),
+        fo(2, [[2, 1]], {
+          status: "ON_HOLD",
+          supportedActions: ["RELEASE_HOLD"],
+          holds: [{ reason: "AWAITING_PAYMENT", notes: "bank transfer" }],
+        }),
+        fo(3, [[3, 1]], {
+          status: "SCHEDULED",
+          supportedActions: ["MARK_AS_OPEN"],
+          fulfillAt: "2030-01-02T03:04:05Z",
+        }),
+      ],
+      [want(1, 2), want(2, 1), want(3, 1)],
+    );
+    expect(plan.calls).toEqual([]);
+    expect(plan.problems).toEqual([]);
+    expect(plan.notReady.map((n) => [n.lineItemGid, n.status, n.reason])).toEqual([
+      ["gid://shopify/LineItem/2", "ON_HOLD", "on hold (AWAITING_PAYMENT: bank transfer)"],
+      ["gid://shopify/LineItem/3", "SCHEDULED", "scheduled to open at 2030-01-02T03:04:05Z"],
+    ]);
+    expect(plan.retryAt?.toISOString()).toBe("2030-01-02T03:04:05.000Z");
+  });
+
+  it("more than is open anywhere is a problem, even with a held fulfilment order", () => {
+    const plan = planFulfillment(
+      [fo(1, [[1, 1]], { status: "ON_HOLD", supportedActions: [] })],
+      [want(1, 2)],
+    );
+    expect(plan.notReady).toEqual([]);
+    expect(plan.problems).toEqual([
+      { lineItemGid: "gid://shopify/LineItem/1", requested: 2, fulfillable: 0 },
+    ]);
+  });
+
+  it("one call per location; at most 250 line items and 250 fulfilment orders per call", () => {
+    const many = Array.from({ length: 300 }, (_, i) => i + 1);
+    const fos = Array.from({ length: 30 }, (_, k) =>
+      fo(
+        1000 + k,
+        many.slice(k * 10, k * 10 + 10).map((l) => [l, 1] as [number, number]),
+        { locationId: `gid://shopify/Location/${k % 2 ? "B" : "A"}` },
+      ),
+    );
+    const big = fo(
+      2000,
+      Array.from({ length: 260 }, (_, i) => [5000 + i, 1] as [number, number]),
+    );
+    const plan = planFulfillment(
+      [...fos, big],
+      [...many.map((l) => want(l, 1)), ...big.lineItems.map((_, i) => want(5000 + i, 1))],
+    );
+    expect(plan.problems).toEqual([]);
+    for (const call of plan.calls) {
+      expect(call.length).toBeLessThanOrEqual(250);
+      expect(call.reduce((n, g) => n + g.lines.length, 0)).toBeLessThanOrEqual(250);
+      for (const g of call) expect(g.lines.length).toBeLessThanOrEqual(250);
+      const fosOf = [...fos, big].filter((f) => call.some((g) => g.fulfillmentOrderId === f.id));
+      expect(new Set(fosOf.map((f) => f.locationId)).size).toBe(1);
+    }
+    const sent = plan.calls.flat().flatMap((g) => g.lines);
+    expect(sent).toHaveLength(560);
+    expect(new Set(sent.map((l) => l.id)).size).toBe(560);
+  });
+});
+
+describe("withheldCustomerData (pure)", () => {
+  const address = {
+    firstName: "Ada",
+    lastName: "Lovelace",
+    company: null,
+    address1: "1 Analytical St",
+    address2: null,
+    city: "London",
+    province: null,
+    provinceCode: null,
+    zip: "N1",
+    country: "United Kingdom",
+    countryCode: "GB",
+    phone: null,
+  };
+  it("a full address withholds nothing; no address is not redaction", () => {
+    expect(withheldCustomerData({ shippingAddress: address })).toEqual([]);
+    expect(withheldCustomerData({ shippingAddress: null })).toEqual([]);
+  });
+  it("names and street null while the city and country come through: withheld", () => {
+    const redacted = { ...address, firstName: null, lastName: null, address1: null, zip: null };
+    expect(withheldCustomerData({ shippingAddress: redacted })).toEqual(["name", "address"]);
+    expect(
+      withheldCustomerData({ shippingAddress: { ...address, address1: null, zip: null } }),
+    ).toEqual(["address"]);
+  });
+  it("an address merely lacking its street (zip present) is not redaction", () => {
+    expect(withheldCustomerData({ shippingAddress: { ...address, address1: null } })).toEqual([]);
   });
 });
