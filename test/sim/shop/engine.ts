@@ -248,7 +248,14 @@ function coerceVariables(
         problems.push({ path: [], explanation: "Expected value to not be null" });
     } else {
       values[name] = coerceInputValue(given, type, (path, _invalid, error) => {
-        problems.push({ path: [...path], explanation: explanationOf(error.message) });
+        // graphql-js reports an unknown or missing input field at its object; Shopify at the field.
+        const unknown =
+          /^Field "([^"]+)" is not defined by type/.exec(error.message) ??
+          /^Field "([^"]+)" of required type "[^"]+" was not provided\./.exec(error.message);
+        problems.push({
+          path: unknown ? [...path, unknown[1]!] : [...path],
+          explanation: explanationOf(error.message),
+        });
       });
     }
     if (problems.length) {
