@@ -72,8 +72,8 @@ export interface Harness {
   connect(p: SimProduct): Promise<void>;
   /** Places an order in the shop and posts its webhook to the app's route. */
   order(
-    lines: { product: SimProduct; quantity: number }[],
-    opts?: { topic?: string; risk?: "LOW" | "MEDIUM" | "HIGH" },
+    lines: { product: SimProduct; quantity: number; location?: string }[],
+    opts?: { topic?: string; risk?: "LOW" | "MEDIUM" | "HIGH"; fulfillAt?: string },
   ): Promise<{ shopOrderId: string; legacyId: number; lineIds: string[] }>;
   row(legacyId: number): ReturnType<typeof findRow>;
   close(): Promise<void>;
@@ -274,8 +274,13 @@ export async function startHarness(opts: {
     },
     async order(lines, o = {}) {
       const placed = shop.placeOrder(opts.shopDomain, {
-        lines: lines.map((l) => ({ variantId: l.product.variants[0]!.id, quantity: l.quantity })),
+        lines: lines.map((l) => ({
+          variantId: l.product.variants[0]!.id,
+          quantity: l.quantity,
+          ...(l.location ? { location: l.location } : {}),
+        })),
         risk: o.risk,
+        ...(o.fulfillAt ? { fulfillAt: o.fulfillAt } : {}),
       });
       const res = await shop.sendWebhook(
         opts.shopDomain,

@@ -1,0 +1,148 @@
+/**
+ * The pipeline against a shop simulator as strict as Shopify (cost limit, throttle, holds,
+ * protected customer data), over real HTTP:
+ * - an order of 300 lines over 30 fulfilment orders is placed whole and fulfilled whole, every
+ *   call within 1,000 points;
+ * - tracking that arrives while the fulfilment order is ON_HOLD is written once the hold is
+ *   released (no conflict flag);
+ * - a shop that has not granted protected customer data sees the order held, saying so.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { placeOrder } from "../../app/fulfilment/place.server";
+import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
+import type { SimProduct } from "../sim/shop/server";
+import { type Harness, startHarness } from "./harness";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ shopDomain: "shopify-real.myshopify.com", balance: "100000.00" });
+});
+afterAll(async () => h?.close());
+
+const shopCalls = () => h.shop.graphqlCalls().filter((c) => c.shop === h.shopDomain);
+
+describe("an order of 300 lines over 30 fulfilment orders", () => {
+  it("is placed with all 300 lines and fulfilled completely, every call under 1,000 points", async () => {
+    const locations = ["Shop location"];
+    for (let i = 1; i < 30; i++) {
+      const name = `Warehouse ${i}`;
+      h.shop.addLocation(h.shopDomain, { name });
+      locations.push(name);
+    }
+    const products: SimProduct[] = [];
+    for (let i = 0; i < 300; i++) products.push(await h.connectedProduct(`Item ${i}`, "1.00"));
+    const placed = await h.order(
+      products.map((product, i) => ({
+        product,
+        quantity: 1,
+        ...(i % 30 === 0 ? {} : { location: locations[i % 30] }),
+      })),
+    );
+    expect(h.shop.order(h.shopDomain, placed.shopOrderId).fulfillmentOrders).toHaveLength(30);
+    await h.settle();
+
+    const row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+    expect(row.lines).toHaveLength(300);
+    const atService = h.svc.order(row.svcOrderId!)!;
+    expect(atService.lines).toHaveLength(300);
+    expect(new Set(atService.lines.map((l) => l.storeLineItemId))).toEqual(new Set(placed.lineIds));
+
+    h.svc.ship(row.svcOrderId!, { trackNumber: "TRK-300" });
+    await h.settle();
+    const after = await h.row(placed.legacyId);
+    expect(after.flag).toBeNull();
+    expect(after.state).toBe("FULFILLED");
+    const inShop = h.shop.order(h.shopDomain, placed.shopOrderId);
+    expect(inShop.displayFulfillmentStatus).toBe("FULFILLED");
+    expect(inShop.fulfillmentOrders.every((fo) => fo.status === "CLOSED")).toBe(true);
+    const fulfilled = h.shop
+      .fulfillments(h.shopDomain, placed.shopOrderId)
+      .flatMap((f) => f.lineItems.map((l) => l.lineItemId));
+    expect(fulfilled).toHaveLength(300);
+    expect(
+      h.shop
+        .fulfillments(h.shopDomain, placed.shopOrderId)
+        .every((f) => f.tracking[0]?.number === "TRK-300"),
+    ).toBe(true);
+
+    const calls = shopCalls();
+    expect(calls.length).toBeGreaterThan(0);
+    for (const c of calls) {
+      expect(c.status).toBe(200);
+      expect(c.requestedQueryCost ?? 0).toBeLessThanOrEqual(1000);
+    }
+    const maxCost = Math.max(...calls.map((c) => c.requestedQueryCost ?? 0));
+    const byOp = new Map<string, number>();
+    for (const c of calls)
+      byOp.set(c.operationName ?? "?", (byOp.get(c.operationName ?? "?") ?? 0) + 1);
+    console.log(
+      `300 lines / 30 fulfilment orders: ${calls.length} Admin calls (${[...byOp].map(([k, v]) => `${k} ${v}`).join(", ")}), most expensive ${maxCost} points, ${calls.filter((c) => c.actualQueryCost == null).length} not run (throttled)`,
+    );
+  }, 240_000);
+});
+
+describe("a fulfilment order on hold when the tracking arrives", () => {
+  it("waits without a conflict, and the tracking is written once the hold is released", async () => {
+    const tee = await h.connectedProduct("Held Tee", "12.00");
+    const placed = await h.order([{ product: tee, quantity: 2 }]);
+    await h.settle();
+    const row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+
+    const fo = h.shop.order(h.shopDomain, placed.shopOrderId).fulfillmentOrders[0]!;
+    h.shop.holdFulfillmentOrder(h.shopDomain, fo.id, "AWAITING_PAYMENT");
+    h.svc.ship(row.svcOrderId!, { trackNumber: "TRK-HOLD" });
+    await h.settle();
+
+    const waiting = await h.row(placed.legacyId);
+    expect(waiting.flag).toBeNull();
+    expect(waiting.state).toBe("SHIPPED");
+    expect(waiting.shipments[0]).toMatchObject({
+      trackNumber: "TRK-HOLD",
+      shopifyFulfillmentId: null,
+    });
+    expect(waiting.reasonMessage).toContain("on hold");
+    expect(waiting.timeline.some((t) => t.errorCode === "FULFILLMENT_NOT_READY")).toBe(true);
+    expect(h.shop.fulfillments(h.shopDomain, placed.shopOrderId)).toEqual([]);
+
+    // The hold is released; the reconciler's next pass picks the order up again.
+    h.shop.releaseFulfillmentOrderHold(h.shopDomain, fo.id);
+    await reconcileAccount(h.deps, h.accountId);
+    await h.settle();
+
+    const done = await h.row(placed.legacyId);
+    expect(done.flag).toBeNull();
+    expect(done.state).toBe("FULFILLED");
+    expect(done.reasonMessage).toBeNull();
+    const fulfilments = h.shop.fulfillments(h.shopDomain, placed.shopOrderId);
+    expect(fulfilments).toHaveLength(1);
+    expect(fulfilments[0]!.tracking[0]!.number).toBe("TRK-HOLD");
+    expect(done.shipments[0]!.shopifyFulfillmentId).toBe(fulfilments[0]!.id);
+  }, 120_000);
+});
+
+describe("protected customer data not granted", () => {
+  it("holds the order with a reason that names the missing access and the fix", async () => {
+    const mug = await h.connectedProduct("Private Mug", "8.00");
+    h.shop.setProtectedCustomerData(h.shopDomain, false);
+    let placed: Awaited<ReturnType<Harness["order"]>>;
+    try {
+      placed = await h.order([{ product: mug, quantity: 1 }]);
+      await h.settle();
+      const row = await h.row(placed.legacyId);
+      expect(row.state).toBe("HELD");
+      expect(row.reasonCode).toBe("protected_data");
+      expect(row.reasonMessage).toContain("protected customer data");
+      expect(row.reasonMessage).toContain("Partner Dashboard");
+      expect(row.svcOrderId).toBeNull();
+    } finally {
+      h.shop.setProtectedCustomerData(h.shopDomain, true);
+    }
+    // Granted: placing again goes on.
+    const row = await h.row(placed.legacyId);
+    const result = await placeOrder(h.deps, row.id);
+    expect(result.outcome).toBe("created");
+    expect((await h.row(placed.legacyId)).reasonCode).toBeNull();
+  }, 120_000);
+});
