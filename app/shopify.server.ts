@@ -5,13 +5,58 @@ import {
   shopifyApp,
   LogSeverity,
 } from "@shopify/shopify-app-remix/server";
+import { type Session, shopifyApi } from "@shopify/shopify-api";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { config } from "./config.server";
 import { prisma } from "./db.server";
 import { logger } from "./logger.server";
+import { createOfflineTokens, offlineSessionId } from "./shop/offline-token.server";
 import { recordInstall } from "./shops.server";
 
-export const sessionStorage = new PrismaSessionStorage(prisma);
+const prismaStorage = new PrismaSessionStorage(prisma);
+
+/**
+ * The refresh of an expiring offline token, by the library itself (`auth.refreshToken` of
+ * @shopify/shopify-api): shopifyApp does not expose its own instance, so a second one with
+ * the same credentials serves it.
+ */
+const tokenApi = shopifyApi({
+  apiKey: config.SHOPIFY_API_KEY,
+  apiSecretKey: config.SHOPIFY_API_SECRET,
+  apiVersion: ApiVersion.October26,
+  scopes: config.SCOPES.split(","),
+  hostName: new URL(config.SHOPIFY_APP_URL).host,
+  isEmbeddedApp: true,
+  ...(config.SHOP_CUSTOM_DOMAIN ? { customShopDomains: [config.SHOP_CUSTOM_DOMAIN] } : {}),
+  logger: { level: LogSeverity.Error, log: async () => {} },
+});
+
+/** Offline tokens refreshed once for every process (app/shop/offline-token.server.ts). */
+export const offlineTokens = createOfflineTokens({
+  db: prisma,
+  load: (id) => prismaStorage.loadSession(id),
+  refresh: async (shop, refreshToken) =>
+    (await tokenApi.auth.refreshToken({ shop, refreshToken })).session,
+  log: (level, msg, data) => logger[level]({ source: "offline-token", ...data }, msg),
+});
+
+/**
+ * The library's session storage: Prisma, except that loading a shop's offline session
+ * refreshes it first when it expires soon (under the shared lock), so that no library path
+ * (`unauthenticated.admin`, `authenticate.webhook`, …) spends the refresh token on its own.
+ */
+export const sessionStorage = {
+  storeSession: (session: Session) => prismaStorage.storeSession(session),
+  loadSession: (id: string): Promise<Session | undefined> => {
+    const shop = id.startsWith("offline_") ? id.slice("offline_".length) : null;
+    return shop && offlineSessionId(shop) === id
+      ? offlineTokens.fresh(shop)
+      : prismaStorage.loadSession(id);
+  },
+  deleteSession: (id: string) => prismaStorage.deleteSession(id),
+  deleteSessions: (ids: string[]) => prismaStorage.deleteSessions(ids),
+  findSessionsByShop: (shop: string) => prismaStorage.findSessionsByShop(shop),
+};
 
 const shopify = shopifyApp({
   apiKey: config.SHOPIFY_API_KEY,

@@ -4,13 +4,36 @@
 import type { PrismaClient } from "@prisma/client";
 import type { Db } from "./jobs/queue.server";
 
-/** Records an installation (or a reinstall: the uninstall mark is cleared, settings kept). */
+/**
+ * Records an installation (the `afterAuth` hook, after every token exchange): a reinstall
+ * clears the uninstall mark (settings kept), a reconnection clears the mark of revoked access
+ * (`authProblem`), and the jobs that waited for either run again now.
+ */
 export async function recordInstall(db: PrismaClient, domain: string, scopes?: string) {
-  return db.shop.upsert({
+  const shop = await db.shop.upsert({
     where: { domain },
     create: { domain, scopes },
-    update: { uninstalledAt: null, installedAt: new Date(), scopes },
+    update: {
+      uninstalledAt: null,
+      installedAt: new Date(),
+      scopes,
+      authProblem: null,
+      authProblemAt: null,
+    },
   });
+  await resumeWaitingJobs(db, domain);
+  return shop;
+}
+
+/**
+ * Jobs that wait for the shop to reconnect (they met ShopReauthRequiredError, whose message
+ * names the shop) become due now. Returns how many.
+ */
+export async function resumeWaitingJobs(db: Db, domain: string): Promise<number> {
+  return db.$executeRaw`
+    UPDATE "Job" SET "runAt" = now(), "updatedAt" = now()
+    WHERE "state" = 'available' AND "lastError" LIKE 'ShopReauthRequiredError:%'
+      AND ("shopDomain" = ${domain} OR strpos("lastError", ${` for ${domain}:`}) > 0)`;
 }
 
 /**

@@ -9,7 +9,7 @@ const DAY = 86400_000;
 
 export async function dashboardData(db: PrismaClient, shop: string, now = Date.now()) {
   const since = new Date(Math.floor(now / DAY) * DAY - 13 * DAY);
-  const [counts, recent, problems, account, connections] = await Promise.all([
+  const [counts, recent, problems, account, connections, shopRow] = await Promise.all([
     stateCounts(db, shop),
     db.shopOrder.findMany({
       where: { shopDomain: shop, createdAt: { gte: since } },
@@ -34,6 +34,7 @@ export async function dashboardData(db: PrismaClient, shop: string, now = Date.n
     }),
     accountStatus(db, shop),
     db.productConnection.count({ where: { shopDomain: shop } }),
+    db.shop.findUnique({ where: { domain: shop }, select: { authProblem: true } }),
   ]);
   const days: DayBucket[] = Array.from({ length: 14 }, (_, i) => ({
     day: new Date(since.getTime() + i * DAY).toISOString().slice(0, 10),
@@ -55,6 +56,8 @@ export async function dashboardData(db: PrismaClient, shop: string, now = Date.n
     account,
     balance,
     connections,
+    /** Shopify no longer accepts the app's access (background work waits): why, for the merchant. */
+    authProblem: shopRow?.authProblem ?? null,
     problems: problems.map((p) => ({
       id: p.id,
       name: p.shopifyOrderName ?? `#${p.shopifyOrderId}`,

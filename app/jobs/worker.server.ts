@@ -52,6 +52,16 @@ export class RetryLater extends Error {
   }
 }
 
+/**
+ * An error that says "not now" rather than "failed": it carries `waitMs` (e.g. a shop whose
+ * access Shopify revoked: ShopReauthRequiredError waits for the merchant to reconnect, and the
+ * reconnection makes such jobs due at once, app/shops.server.ts).
+ */
+function waitOf(error: unknown): number | null {
+  const ms = (error as { waitMs?: unknown } | null)?.waitMs;
+  return typeof ms === "number" && ms > 0 ? ms : null;
+}
+
 /** Thrown by a handler when retrying cannot help: the job goes straight to `dead`. */
 export class PermanentJobError extends Error {
   override name = "PermanentJobError";
@@ -280,6 +290,13 @@ export class Worker {
       }
       if (error instanceof RetryLater) {
         await reschedule(this.prisma, job, this.id, error.delayMs, error.message);
+        return;
+      }
+      const waitMs = waitOf(error);
+      if (waitMs !== null) {
+        // Not a failure: the job waits (attempt given back) with the reason in lastError.
+        await reschedule(this.prisma, job, this.id, waitMs, errorMessage(error));
+        this.log("warn", "job waits", { jobId: String(job.id), kind: job.kind, waitMs });
         return;
       }
       const outcome = await fail(this.prisma, job, this.id, error, {

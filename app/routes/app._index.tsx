@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import {
   Badge,
+  Banner,
   BlockStack,
   Button,
   Card,
@@ -31,6 +32,13 @@ export default function Dashboard() {
   return (
     <Page title="Dashboard">
       <Layout>
+        {d.authProblem ? (
+          <Layout.Section>
+            <Banner tone="critical" title="Orders are waiting">
+              <Text as="p">{d.authProblem}</Text>
+            </Banner>
+          </Layout.Section>
+        ) : null}
         {!account.connected ? (
           <Layout.Section>
             <Card>
