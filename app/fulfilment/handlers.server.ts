@@ -7,10 +7,10 @@ import { z } from "zod";
 import { enqueue } from "../jobs/queue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
 import { PermanentJobError } from "../jobs/worker.server";
+import { payloadId } from "../webhooks/ids.server";
 import { jobKindFor } from "../webhooks/intake.server";
 import { cancelOrder } from "./actions.server";
 import type { FulfilmentDeps } from "./deps.server";
-import { numericId } from "./model";
 import { payAccount } from "./pay.server";
 import { placeOrder, receiveShopOrder } from "./place.server";
 import { reconcileAccount } from "./reconcile.server";
@@ -36,6 +36,24 @@ function parse<T>(schema: z.ZodType<T>, ctx: JobContext): T {
 }
 
 const json = (v: unknown) => JSON.parse(JSON.stringify(v ?? null)) as Prisma.InputJsonValue;
+
+/** Shopify's products/update payload: full variants for the first 100, every variant's GID. */
+const FULL_VARIANTS_IN_PAYLOAD = 100;
+const productUpdateSchema = z
+  .object({
+    id: z.union([z.number(), z.string()]),
+    admin_graphql_api_id: z.string().optional(),
+    variants: z.array(
+      z
+        .object({
+          id: z.union([z.number(), z.string()]),
+          admin_graphql_api_id: z.string().optional(),
+        })
+        .passthrough(),
+    ),
+    variant_gids: z.array(z.object({ admin_graphql_api_id: z.string() }).passthrough()).optional(),
+  })
+  .passthrough();
 
 const svcEnvelope = z
   .object({ type: z.string(), messageType: z.string().optional(), params: z.unknown() })
@@ -81,7 +99,7 @@ export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHand
       const event = await loadEvent(ctx);
       if (!event) return { skipped: "event gone" };
       const id = z
-        .object({ id: z.union([z.number(), z.string()]).transform(String) })
+        .object({ id: z.union([z.number(), z.string()]).transform(payloadId).pipe(z.string()) })
         .safeParse(event.payload);
       if (!id.success) throw new PermanentJobError("orders/cancelled without an order id");
       const deps = await getDeps(ctx);
@@ -98,7 +116,8 @@ export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHand
     [jobKindFor("shopify", "orders/updated")]: async (ctx) => {
       const event = await loadEvent(ctx);
       if (!event) return { skipped: "event gone" };
-      const id = numericId((event.payload as { id?: string | number } | null)?.id);
+      // The intake keeps ids above 2^53 as exact digit strings (webhooks/ids.server.ts).
+      const id = payloadId((event.payload as { id?: unknown } | null)?.id);
       if (!id) return { skipped: "no order id" };
       const order = await ctx.prisma.shopOrder.findUnique({
         where: { shopDomain_shopifyOrderId: { shopDomain: event.shopDomain, shopifyOrderId: id } },
@@ -123,7 +142,7 @@ export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHand
     [jobKindFor("shopify", "products/delete")]: async (ctx) => {
       const event = await loadEvent(ctx);
       if (!event) return { skipped: "event gone" };
-      const id = numericId((event.payload as { id?: string | number } | null)?.id);
+      const id = payloadId((event.payload as { id?: unknown } | null)?.id);
       if (!id) return { skipped: "no product id" };
       const n = await ctx.prisma.productConnection.deleteMany({
         where: {
@@ -133,29 +152,48 @@ export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHand
       });
       return { connectionsRemoved: n.count };
     },
+    /**
+     * Shopify sends the full details of the first 100 variants only; `variant_gids` names every
+     * variant (101 and beyond included). A variant is gone only when it is in neither list.
+     */
     [jobKindFor("shopify", "products/update")]: async (ctx) => {
       const event = await loadEvent(ctx);
       if (!event) return { skipped: "event gone" };
-      const p = z
-        .object({
-          id: z.union([z.number(), z.string()]).transform(String),
-          variants: z.array(
-            z.object({ id: z.union([z.number(), z.string()]).transform(String) }).passthrough(),
-          ),
-        })
-        .passthrough()
-        .safeParse(event.payload);
+      const p = productUpdateSchema.safeParse(event.payload);
       if (!p.success) return { skipped: "no variants in the payload" };
-      const productId = p.data.id;
-      const keep = p.data.variants.flatMap((v) => [v.id, `gid://shopify/ProductVariant/${v.id}`]);
+      const productIds = [p.data.id, p.data.admin_graphql_api_id].flatMap((v) => {
+        const id = payloadId(v);
+        return id ? [id, `gid://shopify/Product/${id}`] : [];
+      });
+      if (productIds.length === 0) return { skipped: "no product id" };
+      const { variants, variant_gids } = p.data;
+      if (!variant_gids && variants.length >= FULL_VARIANTS_IN_PAYLOAD) {
+        // An older payload without variant_gids: the list may be cut at 100, so nothing is known
+        // to be gone.
+        return { skipped: "variant list may be truncated", connectionsRemoved: 0 };
+      }
+      const present = new Set<string>();
+      for (const v of variants) {
+        for (const value of [v.id, v.admin_graphql_api_id]) {
+          const id = payloadId(value);
+          if (id) present.add(id);
+        }
+      }
+      for (const v of variant_gids ?? []) {
+        const id = payloadId(v.admin_graphql_api_id);
+        if (id) present.add(id);
+      }
+      // Every product has at least one variant: an empty list says nothing about which are gone.
+      if (present.size === 0) return { skipped: "no variants listed", connectionsRemoved: 0 };
+      const keep = [...present].flatMap((id) => [id, `gid://shopify/ProductVariant/${id}`]);
       const n = await ctx.prisma.productConnection.deleteMany({
         where: {
           shopDomain: event.shopDomain,
-          shopifyProductId: { in: [productId, `gid://shopify/Product/${productId}`] },
+          shopifyProductId: { in: productIds },
           shopifyVariantId: { notIn: keep },
         },
       });
-      return { connectionsRemoved: n.count };
+      return { connectionsRemoved: n.count, variantsListed: present.size };
     },
 
     [jobKindFor("svc", "ORDER")]: svcEvent,

@@ -6,6 +6,7 @@
 import type { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { NO_TOKENS_OR_WEBHOOK } from "../svc/tokens.server";
+import { payloadId } from "../webhooks/ids.server";
 import { jobKindFor } from "../webhooks/intake.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "./bulk-connect.server";
 import { productionDeps } from "../fulfilment/deps.server";
@@ -31,9 +32,21 @@ const pipeline = fulfilmentHandlers((ctx) => productionDeps(ctx.prisma));
 
 const REDACTED = { redacted: true } as const;
 
+/** An id as the webhook intake stores it: a safe integer, or the exact digits of a larger one. */
+const idValue = z.union([z.number(), z.string()]).transform(payloadId).pipe(z.string());
+const customerRef = z.object({ id: idValue }).passthrough();
+
+/** customers/redact names its orders in `orders_to_redact`. */
 const customersRedact = z.object({
-  customer: z.object({ id: z.union([z.number(), z.string()]).transform(String) }).passthrough(),
-  orders_to_redact: z.array(z.union([z.number(), z.string()]).transform(String)).default([]),
+  customer: customerRef,
+  orders_to_redact: z.array(idValue).default([]),
+});
+
+/** customers/data_request names them in `orders_requested` (and has no `orders_to_redact`). */
+const customersDataRequest = z.object({
+  customer: customerRef,
+  orders_requested: z.array(idValue).default([]),
+  data_request: z.object({ id: idValue }).passthrough().nullish(),
 });
 
 /** Events of a shop that carry this customer's data: by customer id, or by one of the orders. */
@@ -150,26 +163,50 @@ export const handlers: Record<string, JobHandler> = {
     return counts;
   },
 
-  /** Records the request and what the app holds about the customer (the merchant answers it). */
+  /**
+   * Records the request and what the app holds about the customer and the orders Shopify lists
+   * in `orders_requested` (the merchant answers it): the job's result is that record.
+   */
   [jobKindFor("shopify", "customers/data_request")]: async (ctx) => {
     const event = await loadEvent(ctx);
     if (!event) return { skipped: "event gone" };
-    const req = customersRedact.safeParse(event.payload);
+    const req = customersDataRequest.safeParse(event.payload);
     if (!req.success) throw new PermanentJobError("customers/data_request without customer");
-    const { customer, orders_to_redact } = req.data;
+    const { customer, orders_requested, data_request } = req.data;
     const found = await eventsAboutCustomer(
       ctx.prisma,
       event.shopDomain,
       customer.id,
-      orders_to_redact,
+      orders_requested,
       event.id,
     );
+    const orders = await ctx.prisma.shopOrder.findMany({
+      where: {
+        shopDomain: event.shopDomain,
+        OR: [{ customerId: customer.id }, { shopifyOrderId: { in: orders_requested } }],
+      },
+      select: { shopifyOrderId: true, shopifyOrderName: true, state: true, createdAt: true },
+      orderBy: { shopifyOrderId: "asc" },
+    });
+    const heldOrderIds = new Set([
+      ...orders.map((o) => o.shopifyOrderId),
+      ...found.flatMap((e) => (e.orderId ? [e.orderId] : [])),
+    ]);
     return {
       customerId: customer.id,
+      dataRequestId: data_request?.id ?? null,
+      ordersRequested: orders_requested,
+      ordersRequestedNotHeld: orders_requested.filter((id) => !heldOrderIds.has(id)),
       held: {
         webhookEvents: found.length,
         topics: [...new Set(found.map((e) => e.topic))].sort(),
         orderIds: [...new Set(found.map((e) => e.orderId).filter(Boolean))].sort(),
+        orders: orders.map((o) => ({
+          shopifyOrderId: o.shopifyOrderId,
+          name: o.shopifyOrderName,
+          state: o.state,
+          receivedAt: o.createdAt.toISOString(),
+        })),
       },
     };
   },

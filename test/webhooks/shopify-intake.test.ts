@@ -148,8 +148,10 @@ describe("compliance webhooks", () => {
       where: { kind: "shopify:customers/data_request" },
     });
     expect(job.state).toBe("completed");
-    expect(job.result).toEqual({
+    expect(job.result).toMatchObject({
       customerId: "7",
+      dataRequestId: "9",
+      ordersRequested: ["1", "2"],
       held: { webhookEvents: 2, topics: ["orders/create"], orderIds: ["1", "2"] },
     });
   });
