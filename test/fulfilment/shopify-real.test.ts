@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { placeOrder } from "../../app/fulfilment/place.server";
 import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
 import type { SimProduct } from "../sim/shop/server";
-import { type Harness, startHarness } from "./harness";
+import { type Harness, prisma, startHarness } from "./harness";
 
 let h: Harness;
 beforeAll(async () => {
@@ -105,6 +105,11 @@ describe("a fulfilment order on hold when the tracking arrives", () => {
     expect(waiting.reasonMessage).toContain("on hold");
     expect(waiting.timeline.some((t) => t.errorCode === "FULFILLMENT_NOT_READY")).toBe(true);
     expect(h.shop.fulfillments(h.shopDomain, placed.shopOrderId)).toEqual([]);
+    // A track job of the order waits to try again later.
+    const retry = await prisma.job.findFirst({
+      where: { kind: "fulfilment.track", concurrencyKey: `order:${row.id}`, state: "available" },
+    });
+    expect(retry?.runAt.getTime()).toBeGreaterThan(Date.now() + 60_000);
 
     // The hold is released; the reconciler's next pass picks the order up again.
     h.shop.releaseFulfillmentOrderHold(h.shopDomain, fo.id);
@@ -119,6 +124,39 @@ describe("a fulfilment order on hold when the tracking arrives", () => {
     expect(fulfilments).toHaveLength(1);
     expect(fulfilments[0]!.tracking[0]!.number).toBe("TRK-HOLD");
     expect(done.shipments[0]!.shopifyFulfillmentId).toBe(fulfilments[0]!.id);
+  }, 120_000);
+});
+
+describe("a line at a fulfilment service's location", () => {
+  it("is not sent to the service (not the app's to fulfil), and the timeline says so", async () => {
+    h.shop.addLocation(h.shopDomain, { name: "Other Service", fulfillmentService: true });
+    const mine = await h.connectedProduct("Own Cap", "6.00");
+    const theirs = await h.connectedProduct("Their Cap", "6.00");
+    const placed = await h.order([
+      { product: mine, quantity: 1 },
+      { product: theirs, quantity: 1, location: "Other Service" },
+    ]);
+    await h.settle();
+    const row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+    expect(row.lines.map((l) => l.shopifyLineItemId)).toEqual([placed.lineIds[0]]);
+    expect(h.svc.order(row.svcOrderId!)!.lines.map((l) => l.storeLineItemId)).toEqual([
+      placed.lineIds[0],
+    ]);
+    expect(
+      row.timeline.some((t) =>
+        t.message?.includes("1 line(s) are not sent to the service: they sit at a location"),
+      ),
+    ).toBe(true);
+
+    h.svc.ship(row.svcOrderId!, { trackNumber: "TRK-OWN" });
+    await h.settle();
+    const after = await h.row(placed.legacyId);
+    expect(after.flag).toBeNull();
+    expect(after.state).toBe("FULFILLED");
+    expect(
+      h.shop.fulfillments(h.shopDomain, placed.shopOrderId).flatMap((f) => f.lineItems),
+    ).toEqual([{ lineItemId: `gid://shopify/LineItem/${placed.lineIds[0]}`, quantity: 1 }]);
   }, 120_000);
 });
 
