@@ -502,8 +502,7 @@ export const resolvers: Record<string, Record<string, FieldImpl>> = {
   FulfillmentTrackingInfo: { number: "prop", url: "prop", company: "prop" },
   FulfillmentLineItem: {
     id: gidOf("FulfillmentLineItem"),
-    quantity: (l: { quantity: number; nullQuantity?: boolean }) =>
-      l.nullQuantity ? null : l.quantity,
+    quantity: "prop",
     lineItem: (l: { lineItemId: number; __shop: ShopRec }) => lineOf(l.__shop, l.lineItemId),
   },
   FulfillmentCreatePayload: { fulfillment: "prop", userErrors: "prop" },

@@ -1,8 +1,15 @@
 /**
  * The shop simulator: a node:http server that answers the Admin GraphQL API
- * (`POST /admin/api/<version>/graphql.json`) for the operations the app uses, from its own
- * state, checking `X-Shopify-Access-Token`; sends webhooks signed with a real HMAC; and offers
- * a small admin API under `/__sim/…` for other processes.
+ * (`POST /admin/api/<version>/graphql.json`) from its own state, checking
+ * `X-Shopify-Access-Token`; sends webhooks signed with a real HMAC; and offers a small admin API
+ * under `/__sim/…` for other processes.
+ *
+ * The GraphQL is as strict as Shopify's (engine.ts over Shopify's published 2026-10 schema):
+ * validation and variable coercion against the real types, the 1,000-point cost limit, a leaky
+ * bucket per shop (setThrottle), ACCESS_DENIED by the shop's installed scopes (setScopes),
+ * protected customer data null until granted (setProtectedCustomerData), fulfilment orders in
+ * all seven statuses with their supportedActions, holds and schedules, and fulfilment-service
+ * locations (addLocation) whose fulfilment orders merchant-managed scopes do not see.
  *
  * Which shop a GraphQL request is for: Shopify knows it from the host name. Requests routed
  * here (see route-shopify.ts) carry it in `X-Sim-Shop-Domain`; a path prefix

@@ -237,3 +237,96 @@ describe("shop simulator", () => {
     }
   });
 });
+
+describe("shop simulator admin API for Shopify's rules", () => {
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${sim.url}/__sim/shops/${SHOP}${path}`, {
+      method: "POST",
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    return res.json();
+  };
+
+  it("adds locations, holds, releases, schedules and sets statuses of fulfilment orders over HTTP", async () => {
+    const loc = await post("/locations", { name: "Service DC", fulfillmentService: true });
+    expect(loc).toEqual({
+      id: expect.stringMatching(/^gid:\/\/shopify\/Location\/\d+$/),
+      name: "Service DC",
+      fulfillmentService: true,
+    });
+    const p = sim.addProduct(SHOP, { title: "Admin", variants: [{ sku: "AD1", price: "1.00" }] });
+    const o = sim.placeOrder(SHOP, { lines: [{ variantId: p.variants[0]!.id, quantity: 1 }] });
+    const foId = o.fulfillmentOrders[0]!.id;
+    const held = await post(`/fulfillment-orders/${encodeURIComponent(foId)}/hold`, {
+      reason: "AWAITING_PAYMENT",
+    });
+    expect(held.fulfillmentOrders[0]).toMatchObject({
+      status: "ON_HOLD",
+      supportedActions: ["RELEASE_HOLD"],
+      holds: [{ reason: "AWAITING_PAYMENT", reasonNotes: null }],
+    });
+    const released = await post(`/fulfillment-orders/${encodeURIComponent(foId)}/release`, {});
+    expect(released.fulfillmentOrders[0]).toMatchObject({ status: "OPEN", holds: [] });
+    await post(`/fulfillment-orders/${encodeURIComponent(foId)}/status`, { status: "SCHEDULED" });
+    const opened = await post(`/fulfillment-orders/${encodeURIComponent(foId)}/open`, {});
+    expect(opened.fulfillmentOrders[0].status).toBe("OPEN");
+    // Releasing what is not held is refused (400, the simulator's own error).
+    const bad = await fetch(
+      `${sim.url}/__sim/shops/${SHOP}/fulfillment-orders/${encodeURIComponent(foId)}/release`,
+      { method: "POST", body: "{}" },
+    );
+    expect(bad.status).toBe(400);
+  });
+
+  it("sets scopes, protected customer data and the throttle bucket over HTTP", async () => {
+    const p = sim.addProduct(SHOP, { title: "Knobs", variants: [{ sku: "KN1", price: "1.00" }] });
+    const o = sim.placeOrder(SHOP, { lines: [{ variantId: p.variants[0]!.id, quantity: 1 }] });
+    await post("/protected-customer-data", { granted: false });
+    await post("/scopes", { scopes: ["read_orders"] });
+    const r = await (
+      await gql(
+        `query Q($id: ID!) { order(id: $id) { email fulfillmentOrders(first: 1) { nodes { id } } } }`,
+        {
+          id: o.id,
+        },
+      )
+    ).json();
+    // FulfillmentOrder needs a fulfilment-order scope; the non-null nodes and connection null
+    // the order, as graphql-js propagates.
+    expect(r.data).toEqual({ order: null });
+    expect(r.errors[0].extensions.code).toBe("ACCESS_DENIED");
+    expect(r.errors[0].path).toEqual(["order", "fulfillmentOrders", "nodes"]);
+    expect(r.errors[0].message).toMatch(
+      /^Access denied for nodes field\. Required access: .*`read_merchant_managed_fulfillment_orders` access scope/,
+    );
+    const redacted = await (
+      await gql(`query Q($id: ID!) { order(id: $id) { name email } }`, { id: o.id })
+    ).json();
+    expect(redacted).toMatchObject({ data: { order: { name: o.name, email: null } } });
+    expect(redacted.errors).toBeUndefined();
+    await post("/scopes", {
+      scopes: [
+        "read_orders",
+        "read_products",
+        "write_products",
+        "read_merchant_managed_fulfillment_orders",
+        "write_merchant_managed_fulfillment_orders",
+        "read_locations",
+      ],
+    });
+    await post("/protected-customer-data", { granted: true });
+    expect(await post("/bucket", { maximumAvailable: 1000, restoreRate: 50 })).toMatchObject({
+      maximumAvailable: 1000,
+      restoreRate: 50,
+    });
+    const ok = await (
+      await gql(`query Q($id: ID!) { order(id: $id) { email } }`, { id: o.id })
+    ).json();
+    expect(ok.data.order.email).toBe("customer@example.com");
+    expect(ok.extensions.cost.throttleStatus).toMatchObject({
+      maximumAvailable: 1000,
+      restoreRate: 50,
+    });
+  });
+});

@@ -96,8 +96,6 @@ export interface FulfillmentOrderRec {
     lineItemId: number;
     totalQuantity: number;
     remainingQuantity: number;
-    /** Edge-case knob: answer FulfillmentLineItem/FulfillmentOrderLineItem quantity as null. */
-    nullQuantity?: boolean;
   }[];
 }
 
