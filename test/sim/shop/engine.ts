@@ -53,7 +53,13 @@ import {
   protectedPaths,
   requestedCost,
 } from "./admin-schema";
-import { type Ctx, MAX_INPUT_ARRAY, implOf, producesType } from "./schema";
+import {
+  type Ctx,
+  MAX_INPUT_ARRAY,
+  implOf,
+  openDueFulfillmentOrders,
+  producesType,
+} from "./schema";
 import type { ShopRec, ThrottleBucket } from "./state";
 
 export interface GqlRequest {
@@ -113,8 +119,13 @@ export function costExtension(b: ThrottleBucket, requested: number, actual: numb
   };
 }
 
-/** Shopify's THROTTLED reply (HTTP 200). */
-export function throttledBody(b: ThrottleBucket, requested: number) {
+/**
+ * Shopify's THROTTLED reply (HTTP 200). `drained` shows the bucket empty (the throttleNext
+ * knob: throttled as if other calls had used it up, without touching the real bucket).
+ */
+export function throttledBody(b: ThrottleBucket, requested: number, drained = false) {
+  const cost = costExtension(b, requested, null);
+  if (drained) cost.throttleStatus.currentlyAvailable = 0;
   return {
     errors: [
       {
@@ -122,7 +133,7 @@ export function throttledBody(b: ThrottleBucket, requested: number) {
         extensions: { code: "THROTTLED", documentation: RATE_LIMITS_DOC },
       },
     ],
-    extensions: { cost: costExtension(b, requested, null) },
+    extensions: { cost },
   };
 }
 
@@ -523,6 +534,7 @@ export function runGraphql(req: GqlRequest, ctx: Ctx): GqlReply {
   if (requested > bucket.currentlyAvailable)
     return reply(throttledBody(bucket, requested), requested, null, opName);
   bucket.currentlyAvailable -= requested;
+  openDueFulfillmentOrders(shop);
 
   // Scopes: the outermost field each denial hides.
   const denied = new Map<string, { message: string; requiredAccess: string }>();

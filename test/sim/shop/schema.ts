@@ -807,6 +807,14 @@ export function openScheduledFulfillmentOrder(fo: FulfillmentOrderRec, now: stri
   return null;
 }
 
+/** Shopify opens a SCHEDULED fulfilment order when its fulfillAt comes. */
+export function openDueFulfillmentOrders(shop: ShopRec, now = new Date()): void {
+  for (const fo of shop.fulfillmentOrders.values()) {
+    if (fo.status === "SCHEDULED" && fo.fulfillAt && Date.parse(fo.fulfillAt) <= now.getTime())
+      openScheduledFulfillmentOrder(fo, now.toISOString());
+  }
+}
+
 function foForMutation(ctx: Ctx, id: unknown) {
   const found = ctx.shop.fulfillmentOrders.get(requireGid("FulfillmentOrder", id));
   return found && canSeeFulfillmentOrder(ctx.shop, found) ? found : undefined;

@@ -19,9 +19,11 @@ import { randomBytes } from "node:crypto";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { newBucket, runGraphql, throttledBody } from "./engine";
+import { type OAuthSim, createOAuthSim } from "./oauth";
 import {
   type Ctx,
   holdFulfillmentOrder,
+  openDueFulfillmentOrders,
   openScheduledFulfillmentOrder,
   releaseFulfillmentOrderHold,
 } from "./schema";
@@ -119,6 +121,8 @@ export interface ShopSim {
   url: string;
   apiSecret: string;
   appUrl: string | undefined;
+  /** The token endpoint's store and knobs (oauth.ts): id tokens, revocation, expiry, clock. */
+  oauth: OAuthSim;
   addShop(domain: string, opts?: { accessToken?: string }): { domain: string; accessToken: string };
   /** Replaces the shop's installed token (the old one then gets 401). */
   rotateToken(domain: string, accessToken?: string): string;
@@ -228,6 +232,13 @@ export async function startShopSim(
 ): Promise<ShopSim> {
   const apiSecret = opts.apiSecret ?? "test-api-secret";
   const shops = new Map<string, ShopRec>();
+  const oauth = createOAuthSim({
+    apiKey: opts.apiKey ?? "test-api-key",
+    apiSecret,
+    scopesFor: (d) => shops.get(d)?.scopes.join(",") ?? "",
+    hasShop: (d) => shops.has(d),
+    legacyTokenOf: (d) => shops.get(d)?.accessToken,
+  });
   const calls: GraphqlCall[] = [];
   let seq = 1000;
   const nextId = () => ++seq * 7 + 1_000_000; // not consecutive, like Shopify's ids
@@ -266,6 +277,7 @@ export async function startShopSim(
     };
   };
   const orderView = (shop: ShopRec, id: number): SimOrder => {
+    openDueFulfillmentOrders(shop);
     const o = shop.orders.get(id);
     if (!o) throw new Error(`sim: unknown order ${id}`);
     const fos = o.fulfillmentOrderIds.map((fid) => shop.fulfillmentOrders.get(fid)!);
@@ -320,6 +332,7 @@ export async function startShopSim(
 
   const sim: Omit<ShopSim, "url" | "close"> = {
     apiSecret,
+    oauth,
     appUrl: opts.appUrl,
     addShop(domain, o = {}) {
       const d = domain.toLowerCase();
@@ -665,7 +678,8 @@ export async function startShopSim(
    */
   function tokenStatus(req: IncomingMessage, shop: ShopRec): "ok" | "invalid" {
     const token = req.headers["x-shopify-access-token"];
-    return typeof token === "string" && token === shop.accessToken ? "ok" : "invalid";
+    if (typeof token !== "string") return "invalid";
+    return oauth.accessTokenStatus(shop.domain, token) === "ok" ? "ok" : "invalid";
   }
 
   async function handleGraphql(
@@ -733,7 +747,7 @@ export async function startShopSim(
     }
     if (shop.throttleNext > 0) {
       shop.throttleNext--;
-      return reply(200, throttledBody(shop.bucket, 10));
+      return reply(200, throttledBody(shop.bucket, 10, true));
     }
     const ctx: Ctx = { shop, nextId, now };
     const out = runGraphql(
@@ -841,6 +855,16 @@ export async function startShopSim(
     const run = async () => {
       if (m && req.method === "POST") return handleGraphql(req, res, m[1], m[2]!);
       if (path.startsWith("/__sim/")) return handleAdmin(req, res, path);
+      const t = /^\/(?:shops\/([^/]+)\/)?admin\/oauth\/access_token$/.exec(path);
+      if (t && req.method === "POST") {
+        const d = t[1] ? decodeURIComponent(t[1]) : req.headers["x-sim-shop-domain"];
+        const r = oauth.handleTokenRequest(
+          String(d ?? ""),
+          await readBody(req),
+          req.headers["content-type"],
+        );
+        return send(res, r.status, r.body);
+      }
       return send(res, 404, { errors: "Not Found" });
     };
     run().catch((e: unknown) => {

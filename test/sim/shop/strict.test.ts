@@ -315,7 +315,11 @@ describe("cost and throttle", () => {
     sim.throttleNext(domain, 1);
     const r = await gql("{ products(first: 1) { nodes { id } } }");
     expect(r.errors[0].extensions.code).toBe("THROTTLED");
-    expect(r.extensions.cost.throttleStatus.maximumAvailable).toBe(2000);
+    expect(r.extensions.cost.throttleStatus).toEqual({
+      maximumAvailable: 2000,
+      currentlyAvailable: 0,
+      restoreRate: 100,
+    });
     expect((await gql("{ products(first: 1) { nodes { id } } }")).errors).toBeUndefined();
   });
 });
@@ -531,7 +535,7 @@ describe("fulfilment orders as Shopify has them", () => {
     });
   });
 
-  it("a scheduled order is SCHEDULED with its fulfillAt until opened", async () => {
+  it("a scheduled order is SCHEDULED with its fulfillAt until opened, or until that time comes", async () => {
     const { domain, gql, product } = newShop();
     const at = "2030-01-01T00:00:00.000Z";
     const o = sim.placeOrder(domain, {
@@ -549,6 +553,12 @@ describe("fulfilment orders as Shopify has them", () => {
       fulfillAt: null,
       actions: expect.arrayContaining(["CREATE_FULFILLMENT"]),
     });
+    // One whose fulfillAt has passed is open when next read.
+    const due = sim.placeOrder(domain, {
+      lines: [{ variantId: product().variants[0]!.id, quantity: 1 }],
+      fulfillAt: new Date(Date.now() - 1000).toISOString(),
+    });
+    expect(await actionsOf(gql, due)).toMatchObject({ status: "OPEN", fulfillAt: null });
   });
 
   it("fulfillmentCreate refuses fulfilment orders of different locations, and quantities over what remains", async () => {
