@@ -24,6 +24,7 @@ import { orderRecordSchema, type OrderRecord } from "../svc/orders.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { optionsOf } from "./deps.server";
 import { schedulePay, scheduleTrack, scheduleTrackHints } from "./schedule.server";
+import { numericId } from "./model";
 import { addTimeline, errorFields } from "./timeline.server";
 
 const TRACKABLE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
@@ -458,16 +459,34 @@ async function applyRecord(
     const existing = shopOrder?.fulfillments.filter(
       (f) => f.status !== "CANCELLED" && f.tracking.some((t) => t.number === trackNumber),
     );
-    let ids: ShopifyFulfillmentGid[];
-    let how: string;
+    let ids: ShopifyFulfillmentGid[] = [];
+    let how = `written to the shop${opts.notifyCustomer ? ", customer notified" : ""}`;
+    let toWrite = lines;
     if (existing && existing.length > 0) {
+      // Written before a restart, maybe in part (one fulfillmentCreate per location, ≤ 250
+      // lines each): only what those fulfilments lack is written now.
       ids = existing.map((f) => f.id);
-      how = "found in the shop (written before a restart)";
-    } else {
+      const done = new Map<string, number>();
+      for (const f of existing) {
+        for (const l of (await gateway.getFulfillmentLines(f.id)) ?? []) {
+          const key = numericId(l.lineItemId) ?? l.lineItemId;
+          // Shopify may not say the quantity: then the line counts as written whole.
+          const asked = lines.find((x) => x.lineItemId === key)?.quantity ?? 0;
+          done.set(key, (done.get(key) ?? 0) + (l.quantity ?? asked));
+        }
+      }
+      toWrite = lines
+        .map((l) => ({ ...l, quantity: l.quantity - (done.get(l.lineItemId) ?? 0) }))
+        .filter((l) => l.quantity > 0);
+      how = toWrite.length
+        ? "completed in the shop (part was written before a restart)"
+        : "found in the shop (written before a restart)";
+    }
+    if (toWrite.length > 0) {
       try {
         const created = await gateway.createFulfillment({
           orderGid,
-          lineItems: lines.map((l) => ({
+          lineItems: toWrite.map((l) => ({
             lineItemGid: parseLineItemGid(l.lineItemId),
             quantity: l.quantity,
           })),
@@ -475,8 +494,7 @@ async function applyRecord(
           notifyCustomer: opts.notifyCustomer,
           fulfillmentOrders: shopOrder?.fulfillmentOrders,
         });
-        ids = created.map((c) => c.id);
-        how = `written to the shop${opts.notifyCustomer ? ", customer notified" : ""}`;
+        ids = [...ids, ...created.map((c) => c.id)];
       } catch (error) {
         if (error instanceof ShopFulfillmentNotReadyError) {
           // Held or scheduled in the shop: not a conflict. The shipment stays pending (no

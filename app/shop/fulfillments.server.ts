@@ -49,6 +49,8 @@ export const FULFILLMENT_PAGE = {
   moreFulfillmentOrderLines: 250,
   /** Further pages of one fulfilment order's fulfilments. */
   moreFulfillments: 50,
+  /** Line items per page of one fulfilment (GetFulfillmentLineItems). */
+  fulfillmentLines: 250,
 } as const;
 
 /** At most this many items in one input array (Shopify's limit for list arguments). */
@@ -158,6 +160,22 @@ query GetFulfillmentOrderFulfillments($id: ID!, $first: Int!, $after: String) {
     id
     fulfillments(first: $first, after: $after) {
       nodes { ${FULFILLMENT} }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+
+/**
+ * The line items of one fulfilment (to finish a fulfilment written in part before a crash).
+ * Worst-case requested cost 503 (first 250): fulfillment 1 + fulfillmentLineItems (2 + 250 ×
+ * (FulfillmentLineItem 1 + lineItem 1)).
+ */
+export const GET_FULFILLMENT_LINE_ITEMS = `#graphql
+query GetFulfillmentLineItems($id: ID!, $first: Int!, $after: String) {
+  fulfillment(id: $id) {
+    id
+    fulfillmentLineItems(first: $first, after: $after) {
+      nodes { id quantity lineItem { id } }
       pageInfo { hasNextPage endCursor }
     }
   }
@@ -354,6 +372,7 @@ export interface FulfillmentPageSizes {
   fulfillmentOrderFulfillments?: number;
   moreFulfillmentOrderLines?: number;
   moreFulfillments?: number;
+  fulfillmentLines?: number;
 }
 
 /** Page sizes as sent: the caller's (tests page small) but never above FULFILLMENT_PAGE. */
@@ -366,6 +385,7 @@ export function fulfillmentPageSizes(o: FulfillmentPageSizes = {}) {
     fulfillmentOrderFulfillments: size("fulfillmentOrderFulfillments"),
     moreFulfillmentOrderLines: size("moreFulfillmentOrderLines"),
     moreFulfillments: size("moreFulfillments"),
+    fulfillmentLines: size("fulfillmentLines"),
   };
 }
 
@@ -500,6 +520,47 @@ async function moreFulfillments(
   return conn
     ? { items: conn.nodes, pageInfo: conn.pageInfo }
     : { items: [], pageInfo: { hasNextPage: false, endCursor: null } };
+}
+
+/**
+ * What a fulfilment holds: order line and quantity. Shopify's FulfillmentLineItem.quantity may
+ * be null (unknown); it is passed on as null. Null when the fulfilment is not found.
+ */
+export async function readFulfillmentLines(
+  call: Call,
+  fulfillmentGid: ShopifyFulfillmentGid,
+  first: number,
+): Promise<{ lineItemId: ShopifyLineItemGid; quantity: number | null }[] | null> {
+  const lineSchema = z.object({
+    id: z.string(),
+    quantity: z.number().int().nullable(),
+    lineItem: z.object({ id: gid(parseLineItemGid) }),
+  });
+  const schema = z.object({
+    fulfillment: z
+      .object({
+        id: z.string(),
+        fulfillmentLineItems: z.object({ nodes: z.array(lineSchema), pageInfo: pageInfoSchema }),
+      })
+      .nullable(),
+  });
+  const page = async (after: string | null) => {
+    const data = await call(
+      GET_FULFILLMENT_LINE_ITEMS,
+      { id: fulfillmentGid, first, after },
+      schema,
+    );
+    return data.fulfillment?.fulfillmentLineItems ?? null;
+  };
+  const head = await page(null);
+  if (!head) return null;
+  const nodes = await allPages({ items: head.nodes, pageInfo: head.pageInfo }, async (after) => {
+    const next = await page(after);
+    return next
+      ? { items: next.nodes, pageInfo: next.pageInfo }
+      : { items: [], pageInfo: { hasNextPage: false, endCursor: null } };
+  });
+  return nodes.map((n) => ({ lineItemId: n.lineItem.id, quantity: n.quantity }));
 }
 
 // ---------------------------------------------------------------------------------------------

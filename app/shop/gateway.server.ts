@@ -15,10 +15,17 @@ import {
   type ShopFulfillmentState,
   type Tracking,
   createFulfillment,
+  readFulfillmentLines,
   readFulfillmentState,
   updateTracking,
 } from "./fulfillments.server";
-import type { ShopDomain, ShopifyFulfillmentGid, ShopifyOrderGid, ShopifyProductGid } from "./ids";
+import type {
+  ShopDomain,
+  ShopifyFulfillmentGid,
+  ShopifyLineItemGid,
+  ShopifyOrderGid,
+  ShopifyProductGid,
+} from "./ids";
 import { type OrderPageSizes, type ShopOrder, orderPageSizes, readOrder } from "./orders.server";
 import {
   type Page,
@@ -51,6 +58,13 @@ export interface ShopGateway {
    * fulfilment order, ShopFulfillmentPlanError when more is asked than is open.
    */
   createFulfillment(input: CreateFulfillmentInput): Promise<CreatedFulfillment[]>;
+  /**
+   * The order lines and quantities of a fulfilment (quantity null when Shopify does not say);
+   * null if it is not found.
+   */
+  getFulfillmentLines(
+    fulfillmentGid: ShopifyFulfillmentGid,
+  ): Promise<{ lineItemId: ShopifyLineItemGid; quantity: number | null }[] | null>;
   /** Replaces a fulfilment's tracking (`fulfillmentTrackingInfoUpdate`). */
   updateTracking(
     fulfillmentGid: ShopifyFulfillmentGid,
@@ -87,6 +101,8 @@ export function createShopGateway(
         const state = await readFulfillmentState(call, shop, input.orderGid, sizes);
         return state?.fulfillmentOrders ?? null;
       }),
+    getFulfillmentLines: (fulfillmentGid) =>
+      readFulfillmentLines(call, fulfillmentGid, sizes.fulfillmentLines),
     updateTracking: (fulfillmentGid, tracking, notifyCustomer) =>
       updateTracking(call, shop, fulfillmentGid, tracking, notifyCustomer),
     listProducts: (o) => listProducts(call, o),

@@ -8,6 +8,7 @@
 import {
   CREATE_FULFILLMENT,
   FULFILLMENT_PAGE,
+  GET_FULFILLMENT_LINE_ITEMS,
   GET_FULFILLMENT_ORDER_FULFILLMENTS,
   GET_FULFILLMENT_ORDER_LINE_ITEMS,
   GET_ORDER_FULFILLMENT_ORDERS,
@@ -19,6 +20,7 @@ import { LIST_PRODUCTS, LIST_PRODUCT_VARIANTS, PRODUCT_PAGE } from "./products.s
 
 export {
   CREATE_FULFILLMENT,
+  GET_FULFILLMENT_LINE_ITEMS,
   GET_FULFILLMENT_ORDER_FULFILLMENTS,
   GET_FULFILLMENT_ORDER_LINE_ITEMS,
   GET_ORDER,
@@ -83,6 +85,15 @@ export const OPERATIONS: Record<string, Operation> = {
   GetFulfillmentOrderFulfillments: {
     document: GET_FULFILLMENT_ORDER_FULFILLMENTS,
     worstCaseVariables: { id: FO, first: FULFILLMENT_PAGE.moreFulfillments, after: "c" },
+    module: "app/shop/fulfillments.server.ts",
+  },
+  GetFulfillmentLineItems: {
+    document: GET_FULFILLMENT_LINE_ITEMS,
+    worstCaseVariables: {
+      id: "gid://shopify/Fulfillment/1",
+      first: FULFILLMENT_PAGE.fulfillmentLines,
+      after: "c",
+    },
     module: "app/shop/fulfillments.server.ts",
   },
   CreateFulfillment: {

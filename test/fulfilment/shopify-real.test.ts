@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { placeOrder } from "../../app/fulfilment/place.server";
 import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
+import { parseLineItemGid, parseOrderGid } from "../../app/shop/ids";
 import type { SimProduct } from "../sim/shop/server";
 import { type Harness, prisma, startHarness } from "./harness";
 
@@ -124,6 +125,48 @@ describe("a fulfilment order on hold when the tracking arrives", () => {
     expect(fulfilments).toHaveLength(1);
     expect(fulfilments[0]!.tracking[0]!.number).toBe("TRK-HOLD");
     expect(done.shipments[0]!.shopifyFulfillmentId).toBe(fulfilments[0]!.id);
+  }, 120_000);
+});
+
+describe("a fulfilment written in part before a crash", () => {
+  it("is completed with the lines it lacks, not flagged as a conflict", async () => {
+    h.shop.addLocation(h.shopDomain, { name: "Second Warehouse" });
+    const a = await h.connectedProduct("Part A", "3.00");
+    const b = await h.connectedProduct("Part B", "3.00");
+    const placed = await h.order([
+      { product: a, quantity: 2 },
+      { product: b, quantity: 1, location: "Second Warehouse" },
+    ]);
+    await h.settle();
+    const row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+    // The first location's fulfillmentCreate went through, then the process died.
+    const gw = await h.deps.shopFor(h.shopDomain);
+    const [first] = await gw.createFulfillment({
+      orderGid: parseOrderGid(placed.shopOrderId),
+      lineItems: [{ lineItemGid: parseLineItemGid(placed.lineIds[0]!), quantity: 2 }],
+      tracking: { number: "TRK-PART" },
+      notifyCustomer: false,
+    });
+
+    h.svc.ship(row.svcOrderId!, { trackNumber: "TRK-PART" });
+    await h.settle();
+    const after = await h.row(placed.legacyId);
+    expect(after.flag).toBeNull();
+    expect(after.state).toBe("FULFILLED");
+    const inShop = h.shop.fulfillments(h.shopDomain, placed.shopOrderId);
+    expect(inShop).toHaveLength(2);
+    expect(
+      inShop
+        .flatMap((f) => f.lineItems)
+        .map((l) => l.quantity)
+        .sort(),
+    ).toEqual([1, 2]);
+    expect(after.shipments[0]!.shopifyFulfillmentId!.split(",")).toEqual([
+      first!.id,
+      inShop.find((f) => f.id !== first!.id)!.id,
+    ]);
+    expect(after.timeline.some((t) => t.message?.includes("completed in the shop"))).toBe(true);
   }, 120_000);
 });
 
