@@ -9,8 +9,11 @@ import { action as uninstalled } from "../../app/routes/webhooks.app.uninstalled
 import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
 import { action as productsUpdate } from "../../app/routes/webhooks.products.update";
 import { recordInstall } from "../../app/shops.server";
+import { handlers } from "../../app/jobs/handlers.server";
+import { Worker } from "../../app/jobs/worker.server";
 import { serveRoutes } from "../helpers/app-server";
 import { type ShopSim, startShopSim } from "../sim/shop/server";
+import { appUninstalledPayload, webhookPayloadErrors } from "../sim/shop/webhooks";
 
 const SHOP = "hooks-test.myshopify.com";
 const routes: Record<string, (args: ActionFunctionArgs) => unknown> = {
@@ -67,7 +70,8 @@ describe("shop simulator webhooks into the app", () => {
   });
 
   it("a redelivery with the same event id is acknowledged and stored once", async () => {
-    const payload = { id: 42, title: "x" };
+    const p = sim.addProduct(SHOP, { title: "Dup", variants: [{ sku: "DUP", price: "1.00" }] });
+    const payload = sim.productWebhookPayload(SHOP, p.id);
     expect(
       (await sim.sendWebhook(SHOP, "products/update", payload, { eventId: "evt-dup" })).status,
     ).toBe(200);
@@ -93,17 +97,59 @@ describe("shop simulator webhooks into the app", () => {
   it("app/uninstalled with a valid HMAC marks the shop uninstalled; forged changes nothing", async () => {
     await recordInstall(prisma, SHOP, "read_orders");
     expect(
-      (await sim.sendWebhook(SHOP, "app/uninstalled", { id: 1, domain: SHOP }, { forge: true }))
+      (await sim.sendWebhook(SHOP, "app/uninstalled", appUninstalledPayload(SHOP), { forge: true }))
         .status,
     ).toBe(401);
     expect(
       (await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } })).uninstalledAt,
     ).toBeNull();
-    expect((await sim.sendWebhook(SHOP, "app/uninstalled", { id: 1, domain: SHOP })).status).toBe(
-      200,
-    );
+    expect(
+      (await sim.sendWebhook(SHOP, "app/uninstalled", appUninstalledPayload(SHOP))).status,
+    ).toBe(200);
     expect(
       (await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } })).uninstalledAt,
     ).toBeInstanceOf(Date);
+  });
+
+  it("products/update of a 150-variant product: variants 101+ (only in variant_gids) stay connected", async () => {
+    const p = sim.addProduct(SHOP, {
+      title: "Many",
+      optionNames: ["Number"],
+      variants: Array.from({ length: 150 }, (_, i) => ({
+        sku: `MANY-${i + 1}`,
+        price: "2.00",
+        options: [String(i + 1)],
+      })),
+    });
+    const connected = [0, 99, 100, 149].map((i) => String(p.variants[i]!.legacyId));
+    for (const v of [...connected, "1"]) {
+      await prisma.productConnection.create({
+        data: {
+          shopDomain: SHOP,
+          shopifyProductId: String(p.legacyId),
+          shopifyVariantId: v,
+          svcVid: `vid-${v}`,
+        },
+      });
+    }
+    const payload = sim.productWebhookPayload(SHOP, p.id) as {
+      variants: unknown[];
+      variant_gids: unknown[];
+    };
+    expect([payload.variants.length, payload.variant_gids.length]).toEqual([100, 150]);
+    expect(webhookPayloadErrors("products/update", payload)).toEqual([]);
+    const res = await sim.sendWebhook(SHOP, "products/update", payload, { eventId: "evt-many" });
+    expect(res.status).toBe(200);
+    const kind = "shopify:products/update";
+    await new Worker({ prisma, handlers: { [kind]: handlers[kind]! } }).drain();
+    const [event] = await prisma.webhookEvent.findMany({ where: { eventKey: "evt-many" } });
+    const job = await prisma.job.findUniqueOrThrow({ where: { id: event!.jobId! } });
+    expect(job.state).toBe("completed");
+    const left = await prisma.productConnection.findMany({
+      where: { shopDomain: SHOP, shopifyProductId: String(p.legacyId) },
+      select: { shopifyVariantId: true },
+    });
+    // The variant "1" is in neither list: its connection goes; the 150 variants keep theirs.
+    expect(left.map((c) => c.shopifyVariantId).sort()).toEqual([...connected].sort());
   });
 });
