@@ -41,12 +41,3 @@ export function payloadId(value: unknown): string | undefined {
   if (/^\d+$/.test(value)) return value;
   return /^gid:\/\/shopify\/[A-Za-z]+\/(\d+)(?:\?.*)?$/.exec(value)?.[1];
 }
-
-/** The ids of a list (ids that are not ids are left out). */
-export function payloadIds(values: unknown): string[] {
-  if (!Array.isArray(values)) return [];
-  return values.flatMap((v) => {
-    const id = payloadId(v);
-    return id ? [id] : [];
-  });
-}
