@@ -170,6 +170,15 @@ export function createOfflineTokens(deps: OfflineTokensDeps): OfflineTokens {
           renewed = await deps.refresh(shop, row.refreshToken);
         } catch (error) {
           if (isRefreshRefused(error)) {
+            // Spent by someone outside this lock (an older version of the app during a deploy)
+            // who stored its result meanwhile: use theirs rather than give up.
+            const latest = await tx.session.findUnique({ where: { id: row.id } });
+            if (
+              latest &&
+              latest.refreshToken !== row.refreshToken &&
+              !needsRefresh(latest, rejected)
+            )
+              return { kind: "session", session: toSession(latest), refreshed: false } as const;
             await markIn(tx, shop, REAUTH_MESSAGE);
             return { kind: "refused" } as const;
           }

@@ -77,6 +77,11 @@ export interface OAuthSim {
   /** Lifetimes of tokens issued from now on (seconds). */
   setLifetimes(l: { accessTokenTtlS?: number; refreshTokenTtlS?: number }): void;
   /**
+   * Makes every token request take this long (ms) before it is decided, so that concurrent
+   * refreshes really overlap in tests.
+   */
+  setLatency(ms: number): void;
+  /**
    * An id_token as Shopify's admin hands it to an embedded app (App Bridge's session token),
    * signed with the app's secret. `overrides` forge bad ones (expired, wrong audience, …).
    */
@@ -100,7 +105,7 @@ export interface OAuthSim {
     domain: string,
     rawBody: string,
     contentType: string | undefined,
-  ): { status: number; body: unknown };
+  ): Promise<{ status: number; body: unknown }>;
 }
 
 const b64url = (b: Buffer | string) => Buffer.from(b).toString("base64url");
@@ -149,6 +154,7 @@ export function createOAuthSim(opts: OAuthOptions): OAuthSim {
       offsetMs += ms;
     },
   };
+  let latencyMs = 0;
   let accessTtlS = opts.accessTokenTtlS ?? 3600;
   let refreshTtlS = opts.refreshTokenTtlS ?? 90 * 86400;
   const onlineTtlS = opts.onlineTokenTtlS ?? 86399;
@@ -292,6 +298,9 @@ export function createOAuthSim(opts: OAuthOptions): OAuthSim {
 
   return {
     clock,
+    setLatency(ms) {
+      latencyMs = ms;
+    },
     setLifetimes(l) {
       if (l.accessTokenTtlS !== undefined) accessTtlS = l.accessTokenTtlS;
       if (l.refreshTokenTtlS !== undefined) refreshTtlS = l.refreshTokenTtlS;
@@ -355,7 +364,8 @@ export function createOAuthSim(opts: OAuthOptions): OAuthSim {
       }
       return total;
     },
-    handleTokenRequest(domain, rawBody, contentType) {
+    async handleTokenRequest(domain, rawBody, contentType) {
+      if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
       const d = domain.toLowerCase();
       if (!opts.hasShop(d)) return { status: 404, body: { errors: "Not Found" } };
       const body = parseBody(rawBody, contentType);
