@@ -858,7 +858,7 @@ export async function startShopSim(
       const t = /^\/(?:shops\/([^/]+)\/)?admin\/oauth\/access_token$/.exec(path);
       if (t && req.method === "POST") {
         const d = t[1] ? decodeURIComponent(t[1]) : req.headers["x-sim-shop-domain"];
-        const r = oauth.handleTokenRequest(
+        const r = await oauth.handleTokenRequest(
           String(d ?? ""),
           await readBody(req),
           req.headers["content-type"],
