@@ -57,6 +57,32 @@ export function createCall(opts: GatewayOptions): Call {
   const maxWait = opts.maxThrottleWaitMs ?? 20_000;
   const sleep = opts.sleep ?? defaultSleep;
 
+  // Pacing: every reply tells the bucket (extensions.cost.throttleStatus) and what the call
+  // asked for; a call whose last requested cost the bucket cannot cover yet waits for the
+  // refill instead of being answered THROTTLED (a 300-line order reads many pages in a row).
+  let bucket: { available: number; max: number; rate: number; at: number } | undefined;
+  const lastRequested = new Map<string, number>();
+  const pace = async (operation: string) => {
+    const need = lastRequested.get(operation);
+    if (!bucket || need === undefined || bucket.rate <= 0) return;
+    const elapsed = (Date.now() - bucket.at) / 1000;
+    const available = Math.min(bucket.max, bucket.available + elapsed * bucket.rate);
+    if (available >= need) return;
+    await sleep(Math.min(maxWait, Math.ceil(((need - available) / bucket.rate) * 1000)));
+  };
+  const learn = (operation: string, body: unknown) => {
+    const cost = costSchema.safeParse((body as { extensions?: unknown } | null)?.extensions);
+    if (!cost.success) return;
+    const { requestedQueryCost, throttleStatus: t } = cost.data.cost;
+    lastRequested.set(operation, requestedQueryCost);
+    bucket = {
+      available: t.currentlyAvailable,
+      max: t.maximumAvailable,
+      rate: t.restoreRate,
+      at: Date.now(),
+    };
+  };
+
   return async function call<T>(
     doc: string,
     variables: Record<string, unknown>,
@@ -66,8 +92,10 @@ export function createCall(opts: GatewayOptions): Call {
     for (let attempt = 0; ; attempt++) {
       let body: unknown;
       try {
+        await pace(operation);
         const res = await graphql(doc, { variables });
         body = await res.json();
+        learn(operation, body);
       } catch (error) {
         // A Response is the library's answer for the browser (re-auth redirect): pass it on.
         if (error instanceof Response) throw error;
@@ -91,6 +119,17 @@ export function createCall(opts: GatewayOptions): Call {
     }
   };
 }
+
+const costSchema = z.object({
+  cost: z.object({
+    requestedQueryCost: z.number(),
+    throttleStatus: z.object({
+      maximumAvailable: z.number(),
+      currentlyAvailable: z.number(),
+      restoreRate: z.number(),
+    }),
+  }),
+});
 
 export const clamp = (n: number, lo: number, hi: number) =>
   Math.max(lo, Math.min(hi, Math.floor(n)));

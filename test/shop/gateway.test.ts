@@ -578,6 +578,32 @@ describe("Shopify's limits: pages, holds, locations, protected data", () => {
     expect(calls("GetFulfillmentOrderFulfillments").length).toBeGreaterThanOrEqual(1);
   });
 
+  it("paces its calls by the bucket the replies report: a 450-line order is hardly throttled", async () => {
+    const paced = "paced-test.myshopify.com";
+    const { accessToken } = sim.addShop(paced);
+    await storeOfflineSession(accessToken, paced);
+    sim.setThrottle(paced, { maximumAvailable: 1000, restoreRate: 500 });
+    const lines = Array.from({ length: 450 }, (_, i) => ({
+      variantId: sim.addProduct(paced, {
+        title: `L${i}`,
+        variants: [{ sku: `L${i}`, price: "1.00" }],
+      }).variants[0]!.id,
+      quantity: 1,
+    }));
+    const placed = sim.placeOrder(paced, { lines });
+    const gw = await shopGatewayFor(paced);
+    const order = (await gw.getOrder(parseOrderGid(placed.id)))!;
+    expect(order.lines).toHaveLength(450);
+    const mine = sim.graphqlCalls().filter((c) => c.shop === paced);
+    const throttled = mine.filter((c) => c.actualQueryCost == null);
+    // 4 further pages of 703 points from a 1,000-point bucket: only the first call of each
+    // document (its cost not known yet) may meet an empty bucket.
+    expect(
+      mine.filter((c) => c.operationName === "GetOrderLineItems" && c.actualQueryCost != null),
+    ).toHaveLength(4);
+    expect(throttled.length).toBeLessThanOrEqual(2);
+  });
+
   it("every call stays within Shopify's cost limit", () => {
     const mine = sim.graphqlCalls().filter((c) => c.shop === LIMITS_SHOP || c.shop === SHOP);
     expect(mine.length).toBeGreaterThan(0);
