@@ -128,6 +128,38 @@ describe("a fulfilment order on hold when the tracking arrives", () => {
   }, 120_000);
 });
 
+describe("a scheduled fulfilment order (fulfillAt in three days)", () => {
+  it("keeps the tracking until it opens, trying again no later than a day on", async () => {
+    const cap = await h.connectedProduct("Preorder Cap", "9.00");
+    const fulfillAt = new Date(Date.now() + 3 * 24 * 3600_000).toISOString();
+    const placed = await h.order([{ product: cap, quantity: 1 }], { fulfillAt });
+    await h.settle();
+    const row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+    h.svc.ship(row.svcOrderId!, { trackNumber: "TRK-SCHED" });
+    await h.settle();
+
+    const waiting = await h.row(placed.legacyId);
+    expect(waiting.flag).toBeNull();
+    expect(waiting.reasonMessage).toContain(`scheduled to open at ${fulfillAt}`);
+    const retry = await prisma.job.findFirst({
+      where: { kind: "fulfilment.track", concurrencyKey: `order:${row.id}`, state: "available" },
+    });
+    expect(retry!.runAt.getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    expect(retry!.runAt.getTime()).toBeLessThanOrEqual(Date.now() + 24 * 3600_000);
+
+    const fo = h.shop.order(h.shopDomain, placed.shopOrderId).fulfillmentOrders[0]!;
+    h.shop.openScheduledFulfillmentOrder(h.shopDomain, fo.id);
+    await reconcileAccount(h.deps, h.accountId);
+    await h.settle();
+    const done = await h.row(placed.legacyId);
+    expect(done.state).toBe("FULFILLED");
+    expect(h.shop.fulfillments(h.shopDomain, placed.shopOrderId)[0]!.tracking[0]!.number).toBe(
+      "TRK-SCHED",
+    );
+  }, 120_000);
+});
+
 describe("a fulfilment written in part before a crash", () => {
   it("is completed with the lines it lacks, not flagged as a conflict", async () => {
     h.shop.addLocation(h.shopDomain, { name: "Second Warehouse" });
