@@ -38,9 +38,9 @@ async function offlineAdmin(domain: ShopDomain) {
       where: { domain },
       select: { authProblem: true, uninstalledAt: true },
     });
-    if (row?.authProblem) throw new ShopReauthRequiredError(domain, OPERATION, row.authProblem);
     if (row?.uninstalledAt)
       throw new ShopReauthRequiredError(domain, OPERATION, UNINSTALLED_MESSAGE);
+    if (row?.authProblem) throw new ShopReauthRequiredError(domain, OPERATION, row.authProblem);
     throw new ShopNoSessionError("NO_SESSION", {
       shop: domain,
       operation: OPERATION,

@@ -17,8 +17,12 @@ import {
   parseOrderGid,
   shopGatewayFor,
 } from "../../app/shop/index.server";
+import { UNINSTALLED_MESSAGE } from "../../app/shop/offline-token.server";
+import { action as uninstalledAction } from "../../app/routes/webhooks.app.uninstalled";
 import { authenticate, unauthenticated } from "../../app/shopify.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
+import { callRoute } from "../helpers/remix";
+import { shopifyWebhookRequest } from "../helpers/shopify-webhook";
 
 const SHOP = "install-test.myshopify.com";
 const BROWSER =
@@ -206,6 +210,48 @@ describe("install and expiring offline tokens", () => {
     expect(
       await prisma.job.count({ where: { lastError: { startsWith: "ShopReauthRequiredError:" } } }),
     ).toBe(0);
+  });
+
+  it("uninstall (tokens revoked, near expiry): the webhook is still taken; work waits; reinstall resumes", async () => {
+    // Two minutes left by the app's clock: loading the session for the webhook tries a
+    // refresh, which Shopify refuses after an uninstall. The webhook must not fail for it.
+    await prisma.session.update({
+      where: { id: `offline_${SHOP}` },
+      data: { expires: new Date(Date.now() + 120_000) },
+    });
+    h.shop.oauth.revokeTokens(SHOP);
+    const res = await callRoute(
+      uninstalledAction,
+      shopifyWebhookRequest("https://app.test/webhooks/app/uninstalled", {
+        topic: "app/uninstalled",
+        shop: SHOP,
+        body: { id: 1, domain: SHOP },
+      }),
+    );
+    expect(res.status).toBe(200);
+    const shop = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+    expect(shop.uninstalledAt).toBeInstanceOf(Date);
+    expect(await storedSession()).toBeNull();
+
+    const before = counters();
+    const err = await shopGatewayFor(SHOP).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ShopReauthRequiredError);
+    expect((err as Error).message).toContain(UNINSTALLED_MESSAGE);
+    expect((err as ShopReauthRequiredError).waitMs).toBeGreaterThan(0);
+    expect(counters()).toEqual(before);
+
+    // Reinstall: the admin loads the app with a new id_token.
+    await authenticate.admin(adminRequest(h.shop.oauth.mintIdToken(SHOP)));
+    const back = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+    expect(back.uninstalledAt).toBeNull();
+    expect(back.authProblem).toBeNull();
+    const placed = h.shop.placeOrder(SHOP, {
+      lines: [{ variantId: h.unconnectedProduct("Cap").variants[0]!.id, quantity: 1 }],
+    });
+    expect((await (await shopGatewayFor(SHOP)).getOrder(parseOrderGid(placed.id)))?.id).toBe(
+      placed.id,
+    );
+    await storedSession();
   });
 
   it("keeps tokens out of every stored error and timeline", async () => {
