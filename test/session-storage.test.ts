@@ -57,4 +57,44 @@ describe("Prisma session storage", () => {
     expect(await sessionStorage.findSessionsByShop("x.myshopify.com")).toEqual([]);
     expect((await sessionStorage.findSessionsByShop("y.myshopify.com")).length).toBe(1);
   });
+
+  it("loads what needs no refresh as stored, without calling Shopify", async () => {
+    // No simulator runs here: a refresh attempt would fail the load.
+    const soon = new Date(Date.now() + 60_000);
+    const sessions = [
+      // Never expires (installed before expiring tokens).
+      new Session({
+        id: "offline_n.myshopify.com",
+        shop: "n.myshopify.com",
+        state: "",
+        isOnline: false,
+        accessToken: "t-n",
+      }),
+      // Expires soon but has no refresh token: nothing to refresh with.
+      new Session({
+        id: "offline_r.myshopify.com",
+        shop: "r.myshopify.com",
+        state: "",
+        isOnline: false,
+        accessToken: "t-r",
+        expires: soon,
+      }),
+      // Online sessions are the library's business (token exchange), never refreshed here.
+      new Session({
+        id: "o.myshopify.com_42",
+        shop: "o.myshopify.com",
+        state: "",
+        isOnline: true,
+        accessToken: "t-o",
+        expires: soon,
+        refreshToken: "rt-o",
+      }),
+    ];
+    for (const s of sessions) await sessionStorage.storeSession(s);
+    for (const s of sessions) {
+      const loaded = await sessionStorage.loadSession(s.id);
+      expect(loaded?.accessToken).toBe(s.accessToken);
+      expect(loaded?.expires?.getTime()).toBe(s.expires?.getTime());
+    }
+  });
 });
