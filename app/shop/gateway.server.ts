@@ -4,19 +4,23 @@
  * serves a request (`authenticate.admin`) and background work (`unauthenticated.admin`).
  *
  * One interface, split by resource: orders.server.ts (the order and its lines),
- * fulfillments.server.ts (fulfilment orders, fulfilments, tracking), products.server.ts; each
+ * fulfillment-orders.server.ts (reading fulfilment orders and fulfilments), fulfillment-plan.ts
+ * (where a parcel's lines go), fulfillments.server.ts (writing fulfilments and tracking),
+ * products.server.ts; each
  * keeps its GraphQL documents beside it, and transport.server.ts runs them. Every response is
  * parsed with zod into the app's own types with branded ids (kept as strings); every failure
  * becomes a typed ShopError (errors.ts).
  */
 import {
-  type CreateFulfillmentInput,
-  type CreatedFulfillment,
   type ShopFulfillmentState,
   type Tracking,
+  readFulfillmentState,
+} from "./fulfillment-orders.server";
+import {
+  type CreateFulfillmentInput,
+  type CreatedFulfillment,
   createFulfillment,
   readFulfillmentLines,
-  readFulfillmentState,
   updateTracking,
 } from "./fulfillments.server";
 import type {
@@ -36,6 +40,8 @@ import {
 } from "./products.server";
 import { type GatewayOptions, createCall } from "./transport.server";
 
+export * from "./fulfillment-orders.server";
+export * from "./fulfillment-plan";
 export * from "./fulfillments.server";
 export * from "./orders.server";
 export * from "./products.server";

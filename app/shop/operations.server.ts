@@ -6,13 +6,15 @@
  * scopes can read every field. API version: the app's (October26 = 2026-10).
  */
 import {
-  CREATE_FULFILLMENT,
   FULFILLMENT_PAGE,
-  GET_FULFILLMENT_LINE_ITEMS,
   GET_FULFILLMENT_ORDER_FULFILLMENTS,
   GET_FULFILLMENT_ORDER_LINE_ITEMS,
   GET_ORDER_FULFILLMENT_ORDERS,
   GET_ORDER_FULFILLMENT_ORDERS_WITHOUT_LOCATION,
+} from "./fulfillment-orders.server";
+import {
+  CREATE_FULFILLMENT,
+  GET_FULFILLMENT_LINE_ITEMS,
   UPDATE_FULFILLMENT_TRACKING,
 } from "./fulfillments.server";
 import { GET_ORDER, GET_ORDER_LINE_ITEMS, ORDER_PAGE } from "./orders.server";
@@ -64,7 +66,7 @@ export const OPERATIONS: Record<string, Operation> = {
       linesFirst: FULFILLMENT_PAGE.fulfillmentOrderLines,
       fulfillmentsFirst: FULFILLMENT_PAGE.fulfillmentOrderFulfillments,
     },
-    module: "app/shop/fulfillments.server.ts",
+    module: "app/shop/fulfillment-orders.server.ts",
   },
   GetOrderFulfillmentOrdersWithoutLocation: {
     document: GET_ORDER_FULFILLMENT_ORDERS_WITHOUT_LOCATION,
@@ -75,17 +77,17 @@ export const OPERATIONS: Record<string, Operation> = {
       linesFirst: FULFILLMENT_PAGE.fulfillmentOrderLines,
       fulfillmentsFirst: FULFILLMENT_PAGE.fulfillmentOrderFulfillments,
     },
-    module: "app/shop/fulfillments.server.ts",
+    module: "app/shop/fulfillment-orders.server.ts",
   },
   GetFulfillmentOrderLineItems: {
     document: GET_FULFILLMENT_ORDER_LINE_ITEMS,
     worstCaseVariables: { id: FO, first: FULFILLMENT_PAGE.moreFulfillmentOrderLines, after: "c" },
-    module: "app/shop/fulfillments.server.ts",
+    module: "app/shop/fulfillment-orders.server.ts",
   },
   GetFulfillmentOrderFulfillments: {
     document: GET_FULFILLMENT_ORDER_FULFILLMENTS,
     worstCaseVariables: { id: FO, first: FULFILLMENT_PAGE.moreFulfillments, after: "c" },
-    module: "app/shop/fulfillments.server.ts",
+    module: "app/shop/fulfillment-orders.server.ts",
   },
   GetFulfillmentLineItems: {
     document: GET_FULFILLMENT_LINE_ITEMS,

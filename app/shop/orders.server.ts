@@ -1,6 +1,6 @@
 /**
  * A shop order as the app reads it: the header (address, risk, statuses), every line item (in
- * pages) and, through fulfillments.server.ts, every fulfilment order and fulfilment the app can
+ * pages) and, through fulfillment-orders.server.ts, every fulfilment order and fulfilment the app can
  * see. An order of a few lines costs two calls (GetOrder, GetOrderFulfillmentOrders).
  *
  * Protected customer data: until the app is granted it, Shopify answers the order's email and
@@ -14,7 +14,7 @@ import {
   fulfillmentPageSizes,
   readFulfillmentState,
   type FulfillmentPageSizes,
-} from "./fulfillments.server";
+} from "./fulfillment-orders.server";
 import {
   type ShopifyLineItemGid,
   type ShopifyOrderGid,
