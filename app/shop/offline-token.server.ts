@@ -20,7 +20,9 @@
  *   even queue on the lock (on the embedded database's single connection, a second waiter
  *   would otherwise wait for the connection the first one holds).
  * - Everything inside the transaction uses its own client (`tx`), never the global one, so the
- *   embedded database's single connection cannot deadlock.
+ *   embedded database's single connection cannot deadlock. The other way round holds too:
+ *   never load a gateway inside another transaction (on the embedded database the refresh
+ *   would wait for the one connection that transaction holds, until maxWait).
  * - `afterRejected(shop, token)`: Shopify answered 401 for `token` (expired early, clock skew,
  *   or revoked). If the stored token is still that one, refresh (same lock); if the refresh is
  *   refused, or there is no refresh token, Shopify no longer accepts the app: the shop is
