@@ -1,4 +1,8 @@
+import type { MetaFunction } from "@remix-run/node";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration } from "@remix-run/react";
+
+/** Every page has a title (screen readers and tabs name it); a route may give its own. */
+export const meta: MetaFunction = () => [{ title: "Dropship Autopilot" }];
 
 export default function App() {
   return (

@@ -13,7 +13,6 @@ import {
   BlockStack,
   Button,
   Card,
-  DataTable,
   InlineStack,
   Layout,
   Link as PolarisLink,
@@ -21,6 +20,7 @@ import {
   Text,
 } from "@shopify/polaris";
 import { useEffect } from "react";
+import { KeyboardDataTable } from "../components/KeyboardDataTable";
 import { Facts } from "../components/Facts";
 import { requireAdmin } from "../admin/context.server";
 import { orderAction } from "../admin/order-actions.server";
@@ -232,7 +232,8 @@ export default function OrderPage() {
               </BlockStack>
             </Card>
             <Card padding="0">
-              <DataTable
+              <KeyboardDataTable
+                label="Order lines"
                 columnContentTypes={["text", "text", "numeric", "numeric", "text"]}
                 headings={["Item", "SKU", "Quantity", "Unit price", "Catalog variant"]}
                 rows={order.lines.map((l) => [

@@ -3,7 +3,8 @@
  * by `String(value)` (a long id beyond 2^53, money like `12.50` or `0.1000000000000000055`) is
  * returned as its source text. The schemas accept numbers given as numbers or as text.
  */
-type Reviver = (
+/** JSON.parse's reviver with the source text of primitives (Node 22+). */
+export type Reviver = (
   this: unknown,
   key: string,
   value: unknown,

@@ -5,12 +5,7 @@
  * and reads ids through `payloadId`, which takes a number, a digit string or a GID alike.
  */
 
-type Reviver = (
-  this: unknown,
-  key: string,
-  value: unknown,
-  context?: { source?: string },
-) => unknown;
+import type { Reviver } from "../svc/json";
 
 const INTEGER_LITERAL = /^-?\d+$/;
 

@@ -1,13 +1,16 @@
 /**
  * The sandbox through a real browser (Debian's Chromium driven by playwright-core), as a new
  * user would go: sign in, connect the service account, match products by SKU, place a test
- * customer order, see it paid, ship it, see the tracking on the order page. Screenshots of
- * every page go to artifacts/screenshots/.
+ * customer order, see it paid, ship it, see the tracking on the order page; then an order held
+ * because Shopify withholds the customer's data, as the merchant sees it. Every page is screenshotted at 1280 px and at a 390 px phone width into
+ * artifacts/screenshots/, and checked with axe-core at both widths: no critical or serious
+ * violation.
  *
  * Run with `npm run test:browser` (it builds first). CHROMIUM_PATH overrides /usr/bin/chromium.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const SHOTS = "artifacts/screenshots";
 let sandbox: ChildProcess;
-let info: { url: string; signIn: string; apiKey: string; shop: string };
+let info: { url: string; signIn: string; apiKey: string; shop: string; shopSimUrl: string };
 let browser: Browser;
 let page: Page;
 let dataDir: string;
@@ -33,8 +36,64 @@ async function freePort(): Promise<number> {
   });
 }
 
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/** axe-core's critical and serious violations on the page as it is now. */
+async function seriousViolations(): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } })
+      .axe;
+    return (await axe.run()).violations;
+  });
+  return (violations as AxeViolation[])
+    .filter((v) => v.impact === "critical" || v.impact === "serious")
+    .map(
+      (v) => `${v.impact} ${v.id}: ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+    );
+}
+
+/** Screenshots at desktop and phone width, with axe-core run at each. */
 async function shot(name: string) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  for (const [suffix, width] of [
+    ["", 1280],
+    ["-390", 390],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(SHOTS, `${name}${suffix}.png`), fullPage: true });
+    expect(await seriousViolations(), `axe-core on ${name} at ${width} px`).toEqual([]);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** A knob of the sandbox's shop simulator (its /__sim admin API). */
+async function shopSim(path: string, body: unknown) {
+  const res = await fetch(`${info.shopSimUrl}/__sim/shops/${info.shop}/${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+}
+
+/** Places a test customer order from the Orders page; returns its name (`#1002`). */
+async function placeTestOrder(): Promise<string> {
+  await page.getByRole("link", { name: "Orders" }).first().click();
+  await page.getByRole("heading", { name: "Orders" }).waitFor();
+  const text = page.getByText(/Test order #\d+ placed/);
+  const nameNow = async () =>
+    (await text.count()) ? (/#\d+/.exec(await text.last().innerText())?.[0] ?? "") : "";
+  const before = await nameNow();
+  await page.getByRole("button", { name: "Place a test customer order" }).click();
+  await expect.poll(nameNow, { timeout: 30_000 }).not.toBe(before);
+  return nameNow();
 }
 
 /** No page may carry a secret: the API key the user typed, or a webhook secret. */
@@ -158,5 +217,18 @@ describe("the sandbox in a browser", () => {
     await page.getByText("Account connected").waitFor();
     await expectNoSecrets();
     await shot("07-dashboard");
+  });
+
+  it("holds an order whose customer data Shopify withholds, and says which access is missing", async () => {
+    await shopSim("protected-customer-data", { granted: false });
+    const name = await placeTestOrder();
+    await page.locator(`[data-order-link="${name}"]`).click({ timeout: 30_000 });
+    await page.locator('[data-order-state="HELD"]').waitFor({ timeout: 90_000 });
+    await page
+      .getByText(/protected customer data/i)
+      .first()
+      .waitFor();
+    await shot("08-order-held-protected-data");
+    await shopSim("protected-customer-data", { granted: true });
   });
 });
