@@ -167,6 +167,9 @@ export async function runChaos(argv: string[]): Promise<number> {
           callsPerSecond: CALLS,
           svc,
           clientTimeoutMs: CLIENT_TIMEOUT_MS,
+          // Plus-sized Admin API buckets: the chaos run measures the app under faults, not
+          // Shopify's per-shop limit (see --plan in bench/fulfilment.ts).
+          shopifyRestoreRate: 1000,
           settings: { payBatchSize: BATCH, payBatchWindowSeconds: 1 },
           onAppRequest,
         }),

@@ -131,6 +131,11 @@ export async function startHarness(opts: {
   svc?: ServiceSim;
   /** Sees every request the app server receives (path and raw body), before it is handled. */
   onAppRequest?: (path: string, body: string) => void;
+  /**
+   * The shop's Admin API restore rate, by its plan (points per second; the bucket holds 20
+   * seconds of it). Default: the simulator's Standard plan (100).
+   */
+  shopifyRestoreRate?: number;
 }): Promise<Harness> {
   const svc =
     opts.svc ?? (await startServiceSim({ allowLoopbackWebhooks: true, latencyMs: opts.latencyMs }));
@@ -162,6 +167,10 @@ export async function startHarness(opts: {
   shopSims.set(opts.shopDomain, shop.url);
   const route: ShopifyRoute = routeShopifyToSim(shop.url, { simFor: (h) => shopSims.get(h) });
   const { accessToken } = shop.addShop(opts.shopDomain);
+  if (opts.shopifyRestoreRate) {
+    const restoreRate = opts.shopifyRestoreRate;
+    shop.setThrottle(opts.shopDomain, { maximumAvailable: restoreRate * 20, restoreRate });
+  }
   await sessionStorage.storeSession(
     new Session({
       id: `offline_${opts.shopDomain}`,
