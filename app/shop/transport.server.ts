@@ -50,6 +50,11 @@ export function operationName(doc: string): string {
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** This process's picture of each shop's Admin API bucket, from the latest reply. */
+const buckets = new Map<string, { available: number; max: number; rate: number; at: number }>();
+/** The requested cost each operation last had (its next call will ask about as much). */
+const lastRequested = new Map<string, number>();
+
 export function createCall(opts: GatewayOptions): Call {
   const { shop, graphql } = opts;
   const secrets = opts.secrets ?? [];
@@ -57,30 +62,35 @@ export function createCall(opts: GatewayOptions): Call {
   const maxWait = opts.maxThrottleWaitMs ?? 20_000;
   const sleep = opts.sleep ?? defaultSleep;
 
-  // Pacing: every reply tells the bucket (extensions.cost.throttleStatus) and what the call
-  // asked for; a call whose last requested cost the bucket cannot cover yet waits for the
-  // refill instead of being answered THROTTLED (a 300-line order reads many pages in a row).
-  let bucket: { available: number; max: number; rate: number; at: number } | undefined;
-  const lastRequested = new Map<string, number>();
+  // Pacing: every reply tells the shop's bucket (extensions.cost.throttleStatus) and what the
+  // call asked for. Every gateway of this process shares that picture per shop (the jobs of a
+  // shop run side by side), and a call takes its requested cost out of it before it goes: a
+  // call the bucket cannot cover yet waits for the refill instead of being answered THROTTLED.
   const pace = async (operation: string) => {
     const need = lastRequested.get(operation);
-    if (!bucket || need === undefined || bucket.rate <= 0) return;
-    const elapsed = (Date.now() - bucket.at) / 1000;
-    const available = Math.min(bucket.max, bucket.available + elapsed * bucket.rate);
-    if (available >= need) return;
-    await sleep(Math.min(maxWait, Math.ceil(((need - available) / bucket.rate) * 1000)));
+    for (let waits = 0; need !== undefined && waits < 10; waits++) {
+      const b = buckets.get(shop);
+      if (!b || b.rate <= 0 || need > b.max) return;
+      const now = Date.now();
+      const available = Math.min(b.max, b.available + ((now - b.at) / 1000) * b.rate);
+      if (available >= need) {
+        buckets.set(shop, { ...b, available: available - need, at: now });
+        return;
+      }
+      await sleep(Math.min(maxWait, Math.ceil(((need - available) / b.rate) * 1000)));
+    }
   };
   const learn = (operation: string, body: unknown) => {
     const cost = costSchema.safeParse((body as { extensions?: unknown } | null)?.extensions);
     if (!cost.success) return;
     const { requestedQueryCost, throttleStatus: t } = cost.data.cost;
     lastRequested.set(operation, requestedQueryCost);
-    bucket = {
+    buckets.set(shop, {
       available: t.currentlyAvailable,
       max: t.maximumAvailable,
       rate: t.restoreRate,
       at: Date.now(),
-    };
+    });
   };
 
   return async function call<T>(
@@ -99,6 +109,8 @@ export function createCall(opts: GatewayOptions): Call {
       } catch (error) {
         // A Response is the library's answer for the browser (re-auth redirect): pass it on.
         if (error instanceof Response) throw error;
+        // A THROTTLED reply carries the bucket too.
+        learn(operation, (error as { body?: unknown } | null)?.body);
         const mapped = mapLibraryError(error, { shop, operation, secrets });
         if (mapped instanceof ShopThrottledError && attempt < throttleRetries) {
           await sleep(Math.min(maxWait, mapped.retryAfterMs ?? 1000));

@@ -604,6 +604,35 @@ describe("Shopify's limits: pages, holds, locations, protected data", () => {
     expect(throttled.length).toBeLessThanOrEqual(2);
   });
 
+  it("gateways of one shop share its bucket: ten jobs reading orders at once are hardly throttled", async () => {
+    const busy = "busy-test.myshopify.com";
+    const { accessToken } = sim.addShop(busy);
+    await storeOfflineSession(accessToken, busy);
+    // 1,000 points, 200 a second: room for one GetOrderFulfillmentOrders (875) at a time.
+    sim.setThrottle(busy, { maximumAvailable: 1000, restoreRate: 200 });
+    const variantId = sim.addProduct(busy, {
+      title: "Busy",
+      variants: [{ sku: "BUSY", price: "1.00" }],
+    }).variants[0]!.id;
+    const orders = Array.from({ length: 10 }, () =>
+      sim.placeOrder(busy, { lines: [{ variantId, quantity: 1 }] }),
+    );
+    // One read first, so the process knows what the documents cost (as after any earlier job).
+    await (await shopGatewayFor(busy)).getOrder(parseOrderGid(orders[0]!.id));
+    const before = sim.graphqlCalls().length;
+    // Each job has a gateway of its own, as the worker's jobs do.
+    const read = await Promise.all(
+      orders.map(async (o) => (await shopGatewayFor(busy)).getOrder(parseOrderGid(o.id))),
+    );
+    expect(read.map((o) => o!.id)).toEqual(orders.map((o) => o.id));
+    const mine = sim.graphqlCalls().slice(before);
+    const refused = mine.filter((c) => c.requestedQueryCost != null && c.actualQueryCost == null);
+    // Each gateway guessing alone sent all ten at once: most were refused, then retried in
+    // step. Sharing the bucket, a call waits for the room it needs.
+    expect(mine.length - refused.length).toBe(20);
+    expect(refused.length).toBeLessThanOrEqual(3);
+  });
+
   it("every call stays within Shopify's cost limit", () => {
     const mine = sim.graphqlCalls().filter((c) => c.shop === LIMITS_SHOP || c.shop === SHOP);
     expect(mine.length).toBeGreaterThan(0);
