@@ -875,6 +875,11 @@ export async function startShopSim(
       else res.end();
     });
   });
+  // Idle keep-alive sockets are closed by the client first (undici: 4 s), never by the server
+  // (Node: 5 s): on a loaded machine the client's timer fires late and it reused a socket the
+  // server had just closed (ECONNRESET in CI).
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 61_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
