@@ -68,7 +68,7 @@ describe("install and expiring offline tokens", () => {
     expect(counters()).toMatchObject({ tokenExchanges: 1, exchangesRefused: 0, refreshes: 0 });
 
     const row = await storedSession();
-    expect(row?.accessToken).toMatch(/^shpat_/);
+    expect(row?.accessToken).toMatch(/^simat_/);
     expect(row?.refreshToken).toBeTruthy();
     const expiresIn = row!.expires!.getTime() - before;
     expect(expiresIn).toBeGreaterThan(3500_000);

@@ -96,7 +96,7 @@ describe("the simulator's token endpoint", () => {
       expires_in: 3600,
       refresh_token_expires_in: 90 * 86400,
     });
-    expect(r.body.access_token).toMatch(/^shpat_/);
+    expect(r.body.access_token).toMatch(/^simat_/);
     expect(typeof r.body.refresh_token).toBe("string");
     expect(String(r.body.scope)).toContain("read_orders");
     expect((await adminCall(shop, String(r.body.access_token))).status).toBe(200);
@@ -172,7 +172,7 @@ describe("the simulator's token endpoint", () => {
       status: 400,
       body: { error: "invalid_grant" },
     });
-    expect(await adminCall(shop, "shpat_unknown")).toEqual({ status: 401, body: INVALID });
+    expect(await adminCall(shop, "simat_unknown")).toEqual({ status: 401, body: INVALID });
     // Reinstall: a new exchange works again.
     const back = await exchange(shop, sim.oauth.mintIdToken(shop));
     expect((await adminCall(shop, String(back.body.access_token))).status).toBe(200);

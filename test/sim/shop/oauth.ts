@@ -179,8 +179,8 @@ export function createOAuthSim(opts: OAuthOptions): OAuthSim {
 
   function issueExpiringOffline(domain: string, scope: string) {
     const now = clock.now();
-    const accessToken = newToken("shpat");
-    const refreshToken = newToken("shprt");
+    const accessToken = newToken("simat");
+    const refreshToken = newToken("simrt");
     access.set(accessToken, {
       domain,
       kind: "offline",
@@ -241,12 +241,12 @@ export function createOAuthSim(opts: OAuthOptions): OAuthSim {
     if (body.requested_token_type === OFFLINE_TOKEN_TYPE) {
       if (String(body.expiring ?? "0") === "1")
         return { status: 200, body: issueExpiringOffline(domain, scope) };
-      const accessToken = newToken("shpat");
+      const accessToken = newToken("simat");
       access.set(accessToken, { domain, kind: "offline", expiresAt: null, revoked: false, scope });
       return { status: 200, body: { access_token: accessToken, scope } };
     }
     if (body.requested_token_type === ONLINE_TOKEN_TYPE) {
-      const accessToken = newToken("shpua");
+      const accessToken = newToken("simua");
       access.set(accessToken, {
         domain,
         kind: "online",
