@@ -4,6 +4,7 @@
  */
 import pino from "pino";
 import { config } from "./config.server";
+import { currentLogContext } from "./log-context.server";
 
 export const REDACTED_KEYS = [
   "accessToken",
@@ -21,6 +22,8 @@ export const REDACTED_KEYS = [
 export const logger = pino({
   level: config.NODE_ENV === "test" && config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL,
   base: undefined,
+  // The request id, job, shop and order of the work this line belongs to.
+  mixin: () => currentLogContext(),
   redact: {
     paths: REDACTED_KEYS.flatMap((k) => [`"${k}"`, `*."${k}"`, `*.*."${k}"`]),
     censor: "[redacted]",
