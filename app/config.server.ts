@@ -63,6 +63,19 @@ const base = z.object({
   /** Run the job worker inside the web process (default: yes on the embedded database). */
   WORKER_IN_PROCESS: z.enum(["0", "1", "true", "false"]).optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /**
+   * Operator metrics (app/metrics.server.ts). METRICS_TOKEN: `/metrics` on the app's port
+   * answers only `Authorization: Bearer <token>` (unset: not served there). METRICS_PORT: a
+   * separate listener for Prometheus (workers need it; 0 picks a free port and logs it).
+   */
+  METRICS_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters")
+    .max(512)
+    .regex(/^\S+$/, "must not contain spaces")
+    .optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default("0.0.0.0"),
 });
 
 /** Variables production cannot run without. */

@@ -4,6 +4,7 @@
  * pipeline should go on, a job; none of them calls the service itself.
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
+import { addLogContext } from "../log-context.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { numericId, PAID_STATES } from "./model";
 import { schedulePay, schedulePlace, scheduleTrack } from "./schedule.server";
@@ -16,6 +17,7 @@ export type ActionResult =
 async function load(deps: FulfilmentDeps, orderId: string, shopDomain?: string) {
   const o = await deps.prisma.shopOrder.findUnique({ where: { id: orderId } });
   if (!o || (shopDomain && o.shopDomain !== shopDomain)) return null;
+  addLogContext({ orderId: o.id, shop: o.shopDomain });
   return o;
 }
 

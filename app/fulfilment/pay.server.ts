@@ -13,6 +13,7 @@
  * deduct twice for one parent). Sandbox and normal orders never share a batch.
  */
 import type { PaymentBatch, Prisma } from "@prisma/client";
+import { addLogContext } from "../log-context.server";
 import { getSettings, type ShopSettings } from "../settings.server";
 import { compareMoney, subtractMoney, toMoney } from "../svc/decimal";
 import {
@@ -90,6 +91,7 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
   const account = await db.svcAccount.findUnique({ where: { id: accountId } });
   const result: PayRunResult = { batchesPaid: 0, ordersPaid: 0, held: 0, failed: 0 };
   if (!account) return result;
+  addLogContext({ shop: account.shopDomain ?? undefined });
   const settings = await getSettings(db, account.shopDomain ?? "");
   const ctx: RunCtx = {
     deps,

@@ -8,6 +8,7 @@
 import type { ShopOrder as OrderRow, ShopOrderLine as LineRow } from "@prisma/client";
 import { z } from "zod";
 import type { Db } from "../jobs/queue.server";
+import { addLogContext } from "../log-context.server";
 import { getSettings, type ShopSettings } from "../settings.server";
 import type {
   ShopOrder as ShopifyOrder,
@@ -165,6 +166,7 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
   const db = deps.prisma;
   const order = await db.shopOrder.findUnique({ where: { id: orderId } });
   if (!order) return { outcome: "skipped", why: "order gone" };
+  addLogContext({ orderId: order.id, shop: order.shopDomain });
   const placeable =
     order.state === "RECEIVED" ||
     (order.state === "HELD" && PLACEABLE_HELD.includes(order.reasonCode ?? ""));

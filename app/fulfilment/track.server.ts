@@ -8,6 +8,7 @@
  */
 import type { Prisma, Shipment, ShopOrder as OrderRow, ShopOrderLine } from "@prisma/client";
 import { z } from "zod";
+import { addLogContext } from "../log-context.server";
 import { getSettings } from "../settings.server";
 import {
   ShopFulfillmentNotReadyError,
@@ -86,6 +87,7 @@ export interface SvcEventInput {
  */
 export async function onSvcEvent(deps: FulfilmentDeps, ev: SvcEventInput) {
   const db = deps.prisma;
+  addLogContext({ shop: ev.shopDomain });
   const ids = idsFromParams(ev.params);
   if (ids.length === 0) return { orders: 0, note: "no order id in the event" };
   const account = await db.svcAccount.findUnique({
@@ -344,6 +346,7 @@ export async function trackOrder(
     include: { lines: true, shipments: true },
   });
   if (!order || !TRACKABLE.includes(order.state) || !order.svcAccountId) return result;
+  addLogContext({ orderId: order.id, shop: order.shopDomain });
   const known = new Set(
     [order.svcOrderId, ...order.shipments.map((s) => s.svcOrderId)].filter(Boolean) as string[],
   );

@@ -2,11 +2,21 @@
 import { config } from "../config.server";
 import { prisma } from "../db.server";
 import { logger } from "../logger.server";
+import { startMetricsServer } from "../metrics.server";
+import { registerJobKinds } from "../metrics/registry.server";
 import { onShutdown } from "../shutdown.server";
 import { handlers, recurringJobs } from "./handlers.server";
 import { Worker } from "./worker.server";
 
-export function startWorker(opts: { concurrency?: number } = {}): Worker {
+// The queue gauges report these kinds by name (others as "other"), in every process that
+// loads the app, a web process without a worker of its own included.
+registerJobKinds(Object.keys(handlers));
+
+/**
+ * Starts a worker. A standalone worker process (`npm run worker`, the default) also starts the
+ * metrics listener when METRICS_PORT is set: it has no HTTP server of its own to scrape.
+ */
+export function startWorker(opts: { concurrency?: number; standalone?: boolean } = {}): Worker {
   const worker = new Worker({
     prisma,
     handlers,
@@ -17,6 +27,15 @@ export function startWorker(opts: { concurrency?: number } = {}): Worker {
   worker.start();
   onShutdown("worker", 10, () => worker.stop(20_000));
   logger.info({ worker: worker.id }, "job worker started");
+  if (opts.standalone ?? true) {
+    startMetricsServer()?.catch((error: unknown) => {
+      // A port in use must not go unnoticed, but the jobs matter more than their metrics.
+      logger.error(
+        { err: error instanceof Error ? error.message : String(error), port: config.METRICS_PORT },
+        "metrics listener could not start",
+      );
+    });
+  }
   return worker;
 }
 
@@ -25,5 +44,5 @@ const globalForWorker = globalThis as unknown as { __worker?: Worker };
 /** In the embedded mode the web process is also the worker (one process owns the database). */
 export function startInProcessWorkerIfConfigured(): void {
   if (config.NODE_ENV === "test" || !config.WORKER_IN_PROCESS) return;
-  globalForWorker.__worker ??= startWorker();
+  globalForWorker.__worker ??= startWorker({ standalone: false });
 }

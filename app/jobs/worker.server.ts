@@ -21,6 +21,8 @@ import {
   release,
   reschedule,
 } from "./queue.server";
+import { withLogContext } from "../log-context.server";
+import { type JobOutcome, registerJobKinds, startJobTimer } from "../metrics/registry.server";
 
 export interface JobContext {
   job: JobRow;
@@ -130,6 +132,7 @@ export class Worker {
     this.recurring = opts.recurring ?? [];
     this.id = opts.workerId ?? newWorkerId();
     this.log = opts.log ?? (() => {});
+    registerJobKinds(Object.keys(this.handlers));
   }
 
   start(): void {
@@ -259,7 +262,21 @@ export class Worker {
     this.active.set(job.id, { controller, done });
   }
 
+  /** Runs a job with its id, kind and shop on every log line it writes, and times it. */
   private async execute(job: JobRow, controller = new AbortController()): Promise<void> {
+    const context = { jobId: String(job.id), jobKind: job.kind, shop: job.shopDomain ?? undefined };
+    return withLogContext(context, async () => {
+      const timer = startJobTimer(job);
+      let outcome: JobOutcome = "unknown";
+      try {
+        outcome = await this.runJob(job, controller);
+      } finally {
+        timer.done(outcome);
+      }
+    });
+  }
+
+  private async runJob(job: JobRow, controller: AbortController): Promise<JobOutcome> {
     const handler = this.handlers[job.kind];
     let committed = false;
     const ctx: JobContext = {
@@ -283,21 +300,22 @@ export class Worker {
       const result = await handler(ctx);
       // One UPDATE is atomic on its own: no transaction (and its round trips) needed.
       if (!committed) await complete(this.prisma, job, this.id, result ?? null);
+      return "completed";
     } catch (error) {
       if (error instanceof LeaseLostError) {
         this.log("warn", "lease lost; another worker runs the job", { jobId: String(job.id) });
-        return;
+        return "lease_lost";
       }
       if (error instanceof RetryLater) {
         await reschedule(this.prisma, job, this.id, error.delayMs, error.message);
-        return;
+        return "rescheduled";
       }
       const waitMs = waitOf(error);
       if (waitMs !== null) {
         // Not a failure: the job waits (attempt given back) with the reason in lastError.
         await reschedule(this.prisma, job, this.id, waitMs, errorMessage(error));
         this.log("warn", "job waits", { jobId: String(job.id), kind: job.kind, waitMs });
-        return;
+        return "rescheduled";
       }
       const outcome = await fail(this.prisma, job, this.id, error, {
         dead: error instanceof PermanentJobError,
@@ -312,6 +330,7 @@ export class Worker {
         outcome,
         err: errorMessage(error),
       });
+      return outcome === "dead" ? "dead" : outcome === "retry" ? "retried" : "unknown";
     }
   }
 }

@@ -17,6 +17,7 @@ import {
   redact,
 } from "./errors";
 import type { ShopDomain } from "./ids";
+import { recordShopifyCall } from "../metrics/registry.server";
 
 /** The shape of `admin.graphql` in @shopify/shopify-app-remix. */
 export type AdminGraphql = (
@@ -101,17 +102,24 @@ export function createCall(opts: GatewayOptions): Call {
     const operation = operationName(doc);
     for (let attempt = 0; ; attempt++) {
       let body: unknown;
+      let started = Date.now();
+      const took = () => (Date.now() - started) / 1000;
       try {
         await pace(operation);
+        started = Date.now();
         const res = await graphql(doc, { variables });
         body = await res.json();
         learn(operation, body);
       } catch (error) {
         // A Response is the library's answer for the browser (re-auth redirect): pass it on.
-        if (error instanceof Response) throw error;
+        if (error instanceof Response) {
+          recordShopifyCall(operation, "redirect", took());
+          throw error;
+        }
         // A THROTTLED reply carries the bucket too.
         learn(operation, (error as { body?: unknown } | null)?.body);
         const mapped = mapLibraryError(error, { shop, operation, secrets });
+        recordShopifyCall(operation, mapped.code, took());
         if (mapped instanceof ShopThrottledError && attempt < throttleRetries) {
           await sleep(Math.min(maxWait, mapped.retryAfterMs ?? 1000));
           continue;
@@ -120,6 +128,7 @@ export function createCall(opts: GatewayOptions): Call {
       }
       const data = (body as { data?: unknown } | null)?.data;
       const parsed = schema.safeParse(data);
+      recordShopifyCall(operation, parsed.success ? "ok" : "BAD_RESPONSE", took());
       if (!parsed.success) {
         throw new ShopError("BAD_RESPONSE", {
           shop,

@@ -21,6 +21,7 @@
 import type { PrismaClient } from "@prisma/client";
 import type { Bucket, Limiter } from "./transport.server";
 import { type Clock, systemClock } from "./clock";
+import { limiterWait, rateLimited } from "../metrics/registry.server";
 
 export type RateScope = "operation" | "account";
 
@@ -105,18 +106,26 @@ export class DbRateLimiter implements Limiter {
    */
   async acquire(bucket: Bucket, operation?: string): Promise<void> {
     const tolerance = (this.opts.marginMs ?? 60) / 2;
+    const entered = this.clock.now();
+    const waited = () =>
+      limiterWait.observe(
+        { bucket: this.bucketKey(bucket, operation) },
+        Math.max(0, this.clock.now() - entered) / 1000,
+      );
     for (let attempt = 0; attempt < MAX_RESERVATIONS; attempt++) {
       const start = await this.reserve(bucket, operation);
       const wait = start - this.clock.now();
       if (wait > 0) await this.clock.sleep(wait);
-      if (this.clock.now() - start <= tolerance) return;
+      if (this.clock.now() - start <= tolerance) return waited();
     }
     // Persistently late (an overloaded process): go; a 1600200 reply slows the account down.
+    waited();
   }
 
   async onRateLimited(bucket: Bucket, operation?: string): Promise<void> {
     const now = this.clock.now();
     const key = this.bucketKey(bucket, operation);
+    rateLimited.inc({ bucket: key });
     const pauseUntil = now + (this.opts.pauseMs ?? DEFAULT_PAUSE_MS);
     const slowForMs = this.opts.slowForMs ?? DEFAULT_SLOW_FOR_MS;
     const slowUntil = now + slowForMs;

@@ -27,6 +27,7 @@ import {
   SvcTimeoutError,
 } from "./errors";
 import { parseJsonLossless } from "./json";
+import { recordSvcCall, svcCodeLabel, svcErrorResult } from "../metrics/registry.server";
 
 export type Bucket = "default" | "query";
 
@@ -224,6 +225,7 @@ export class Transport {
       const started = Date.now();
       try {
         const env = await this.once(op, input, token);
+        recordSvcCall(op.name, svcCodeLabel(env.code), (Date.now() - started) / 1000);
         this.options.logger?.debug(
           {
             svcOp: op.name,
@@ -236,7 +238,12 @@ export class Transport {
         );
         return env;
       } catch (error) {
-        if (!(error instanceof SvcError)) throw error;
+        const seconds = (Date.now() - started) / 1000;
+        if (!(error instanceof SvcError)) {
+          recordSvcCall(op.name, "error", seconds);
+          throw error;
+        }
+        recordSvcCall(op.name, svcErrorResult(error), seconds);
         const log = {
           svcOp: op.name,
           attempt,
