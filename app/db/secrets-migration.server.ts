@@ -41,7 +41,7 @@ export const ENCRYPTED_COLUMNS = {
 const LOCK_CLASS = 0x5ec7;
 
 export interface SecretsMigrationOptions {
-  log?: (level: "info" | "warn" | "error", msg: string, data?: object) => void;
+  log?: (level: "debug" | "info" | "warn" | "error", msg: string, data?: object) => void;
   /** The keys to use (default: ENCRYPTION_KEY and ENCRYPTION_KEYS_OLD). */
   keys?: SecretKeys;
   batchSize?: number;
@@ -231,6 +231,7 @@ export async function migrateSecrets(
     );
   } while (after !== undefined);
 
-  log(total.unreadable > 0 ? "error" : "info", "secrets migration done", total);
+  const worked = total.tokensEncrypted + total.reencrypted + total.webhookSecretsMoved > 0;
+  log(total.unreadable > 0 ? "error" : worked ? "info" : "debug", "secrets migration done", total);
   return total;
 }
