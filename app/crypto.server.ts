@@ -19,9 +19,11 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:
 import { config } from "./config.server";
 
 const IV_BYTES = 12;
-const TAG_BYTES = 16;
 const B64 = "[A-Za-z0-9_-]";
-/** The exact shapes of the two formats (IV 12 bytes = 16 characters, tag 16 bytes = 22). */
+/**
+ * The exact shapes of the two formats: base64url of the 12-byte IV is 16 characters, of the
+ * 16-byte GCM tag 22.
+ */
 const V1 = new RegExp(`^v1\\.(${B64}{16})\\.(${B64}{22})\\.(${B64}*)$`);
 const V2 = new RegExp(`^v2\\.([0-9a-f]{8})\\.(${B64}{16})\\.(${B64}{22})\\.(${B64}*)$`);
 
