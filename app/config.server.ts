@@ -42,6 +42,28 @@ const base = z.object({
       "must be 32 bytes, base64-encoded (openssl rand -base64 32)",
     )
     .optional(),
+  /**
+   * Retired encryption keys, comma-separated (base64 of 32 bytes each): values written under
+   * them stay readable until `npm run secrets:rotate` re-encrypts them under ENCRYPTION_KEY.
+   */
+  ENCRYPTION_KEYS_OLD: z
+    .string()
+    .transform((v, ctx) => {
+      const keys = v
+        .split(",")
+        .map((k) => k.trim())
+        .filter(Boolean);
+      keys.forEach((k, i) => {
+        // Never the value: it is a key.
+        if (Buffer.from(k, "base64").length !== 32)
+          ctx.addIssue({
+            code: "custom",
+            message: `entry ${i + 1} of ${keys.length} must be 32 bytes, base64-encoded (openssl rand -base64 32)`,
+          });
+      });
+      return keys;
+    })
+    .default([]),
   SANDBOX: flag,
   /** The fulfilment service's base URL (paths /api2.0/v1/… are appended). Needed to connect. */
   SVC_BASE_URL: z.url().optional(),

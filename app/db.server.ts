@@ -6,6 +6,7 @@
  * - `DATABASE_URL` unset: an embedded PGlite with its data in `PGLITE_DATA_DIR`
  *   (`memory://` keeps it in memory), started on first use, migrated before the first query,
  *   and reached through a pool of exactly one connection (see app/db/embedded.server.ts).
+ *   After the schema migrations, the secrets migration runs too (app/db/secrets-migration).
  *
  * A `?schema=NAME` on the URL selects a schema (the tests give each file its own).
  */
@@ -14,6 +15,8 @@ import { PrismaClient } from "@prisma/client";
 import type pg from "pg";
 import { config } from "./config.server";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./db/embedded.server";
+import { type SecretsMigrationResult, migrateSecrets } from "./db/secrets-migration.server";
+import { logger } from "./logger.server";
 import { onShutdown } from "./shutdown.server";
 
 type AdapterFactory = NonNullable<ConstructorParameters<typeof PrismaClient>[0]>["adapter"] &
@@ -38,11 +41,37 @@ export function pgAdapterFor(url: string, poolMax: number): PrismaPg {
 }
 
 let embedded: Promise<EmbeddedPostgres> | undefined;
+let startSecrets: Promise<SecretsMigrationResult> | undefined;
+
+/** The embedded database's secrets migration at start (undefined on a PostgreSQL server). */
+export function secretsMigratedAtStart(): Promise<SecretsMigrationResult> | undefined {
+  return startSecrets;
+}
+
+/**
+ * Encrypts what is still clear and re-encrypts what is under an old key, through a client of
+ * its own that is closed before the app's one connection opens.
+ */
+async function migrateSecretsAtStart(db: EmbeddedPostgres): Promise<EmbeddedPostgres> {
+  const client = new PrismaClient({ adapter: pgAdapterFor(db.url, 1) });
+  try {
+    startSecrets = migrateSecrets(client, {
+      log: (level, msg, data) => logger[level]({ source: "secrets-migration", ...data }, msg),
+    });
+    await startSecrets;
+  } catch (error) {
+    await client.$disconnect();
+    await db.stop();
+    throw error;
+  }
+  await client.$disconnect();
+  return db;
+}
 
 /** The embedded database of this process, started on first call. */
 export function embeddedDatabase(): Promise<EmbeddedPostgres> {
   if (!embedded) {
-    embedded = startEmbeddedPostgres(config.PGLITE_DATA_DIR);
+    embedded = startEmbeddedPostgres(config.PGLITE_DATA_DIR).then(migrateSecretsAtStart);
     if (config.NODE_ENV !== "test") {
       // PGlite writes its files as it goes, but a clean close is what guarantees the last
       // transactions are on disk and the folder's lock is released.

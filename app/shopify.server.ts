@@ -11,9 +11,11 @@ import { config } from "./config.server";
 import { prisma } from "./db.server";
 import { logger } from "./logger.server";
 import { createOfflineTokens, offlineSessionId } from "./shop/offline-token.server";
+import { encryptingSessionStorage } from "./shop/session-crypto.server";
 import { recordInstall } from "./shops.server";
 
-const prismaStorage = new PrismaSessionStorage(prisma);
+/** Prisma, with every access and refresh token encrypted at rest (shop/session-crypto). */
+const prismaStorage = encryptingSessionStorage(new PrismaSessionStorage(prisma));
 
 /**
  * The refresh of an expiring offline token, by the library itself (`auth.refreshToken` of

@@ -101,6 +101,9 @@ for (const [title, sku, price] of [
 ] as const) {
   shopSim.addProduct(DEMO_SHOP, { title, variants: [{ sku, price }] });
 }
+// Stored as the app stores every token: encrypted (imported now, with the app's environment).
+const { sealToken } = await import("../app/shop/session-crypto.server");
+const sealedToken = sealToken(accessToken);
 await prisma.session.upsert({
   where: { id: `offline_${DEMO_SHOP}` },
   create: {
@@ -109,9 +112,9 @@ await prisma.session.upsert({
     state: "sandbox",
     isOnline: false,
     scope: process.env.SCOPES ?? "read_orders,read_products,write_products",
-    accessToken,
+    accessToken: sealedToken,
   },
-  update: { accessToken },
+  update: { accessToken: sealedToken },
 });
 // Sandbox orders (nothing charged), a logistics method the simulator knows, short pay batches.
 const demoSettings = {

@@ -31,11 +31,15 @@
  *   thrown. Background jobs wait on that error instead of failing; the next install (the
  *   `afterAuth` hook) clears the mark and wakes them (app/shops.server.ts).
  *
+ * Tokens are stored encrypted (./session-crypto.server.ts): rows read here are opened at once,
+ * and the refreshed tokens are sealed before they are written.
+ *
  * No token ever appears in a log line or an error message.
  */
 import type { PrismaClient, Session as SessionRow } from "@prisma/client";
 import { Session } from "@shopify/shopify-api";
 import { ShopAuthError, ShopUnavailableError } from "./errors";
+import { openSessionRow, sealSessionTokens } from "./session-crypto.server";
 
 /** Refresh this long before expiry (the library's own threshold is 5 minutes). */
 export const REFRESH_MARGIN_MS = 10 * 60_000;
@@ -153,8 +157,9 @@ export function createOfflineTokens(deps: OfflineTokensDeps): OfflineTokens {
     return deps.db.$transaction(
       async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_CLASS}::int, hashtext(${shop}))`;
-        const row = await tx.session.findUnique({ where: { id: offlineSessionId(shop) } });
-        if (!row) return { kind: "none" } as const;
+        const stored = await tx.session.findUnique({ where: { id: offlineSessionId(shop) } });
+        if (!stored) return { kind: "none" } as const;
+        const row = openSessionRow(stored);
         if (!needsRefresh(row, rejected)) {
           // Another process refreshed while this one waited for the lock.
           return { kind: "session", session: toSession(row), refreshed: false } as const;
@@ -174,7 +179,8 @@ export function createOfflineTokens(deps: OfflineTokensDeps): OfflineTokens {
           if (isRefreshRefused(error)) {
             // Spent by someone outside this lock (an older version of the app during a deploy)
             // who stored its result meanwhile: use theirs rather than give up.
-            const latest = await tx.session.findUnique({ where: { id: row.id } });
+            const latestRow = await tx.session.findUnique({ where: { id: row.id } });
+            const latest = latestRow && openSessionRow(latestRow);
             if (
               latest &&
               latest.refreshToken !== row.refreshToken &&
@@ -194,15 +200,15 @@ export function createOfflineTokens(deps: OfflineTokensDeps): OfflineTokens {
         }
         await tx.session.update({
           where: { id: row.id },
-          data: {
+          data: sealSessionTokens({
             accessToken: renewed.accessToken ?? "",
             expires: renewed.expires ?? null,
             scope: renewed.scope ?? row.scope,
             refreshToken: renewed.refreshToken ?? null,
             refreshTokenExpires: renewed.refreshTokenExpires ?? null,
-          },
+          }),
         });
-        const fresh = await tx.session.findUniqueOrThrow({ where: { id: row.id } });
+        const fresh = openSessionRow(await tx.session.findUniqueOrThrow({ where: { id: row.id } }));
         return { kind: "session", session: toSession(fresh), refreshed: true } as const;
       },
       // The refresh is one HTTP round trip; waiting for another process's refresh is allowed

@@ -18,6 +18,7 @@ import {
   shopGatewayFor,
 } from "../../app/shop/index.server";
 import { UNINSTALLED_MESSAGE } from "../../app/shop/offline-token.server";
+import { openSessionRow } from "../../app/shop/session-crypto.server";
 import { action as uninstalledAction } from "../../app/routes/webhooks.app.uninstalled";
 import { authenticate, unauthenticated } from "../../app/shopify.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
@@ -49,7 +50,8 @@ function adminRequest(idToken: string) {
 }
 
 async function storedSession() {
-  const row = await prisma.session.findUnique({ where: { id: `offline_${SHOP}` } });
+  const stored = await prisma.session.findUnique({ where: { id: `offline_${SHOP}` } });
+  const row = stored && openSessionRow(stored);
   if (row) {
     seenTokens.add(row.accessToken);
     if (row.refreshToken) seenTokens.add(row.refreshToken);

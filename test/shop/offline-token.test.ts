@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { ShopUnavailableError } from "../../app/shop/errors";
 import { REAUTH_MESSAGE, createOfflineTokens } from "../../app/shop/offline-token.server";
+import { encryptingSessionStorage, openSessionRow } from "../../app/shop/session-crypto.server";
 import { authenticate } from "../../app/shopify.server";
 import { exited, spawnTs, waitForLine } from "../helpers/child";
 import {
@@ -37,7 +38,10 @@ const INVALID = {
 
 let sim: ShopSim;
 let route: ShopifyRoute;
-const storage = new PrismaSessionStorage(prisma);
+const storage = encryptingSessionStorage(new PrismaSessionStorage(prisma));
+/** A stored session row with its tokens decrypted. */
+const storedRow = async (id: string) =>
+  openSessionRow(await prisma.session.findUniqueOrThrow({ where: { id } }));
 
 beforeAll(async () => {
   sim = await startShopSim({ apiKey: KEY, apiSecret: SECRET });
@@ -252,7 +256,7 @@ describe("one shared refresh (embedded database, one connection)", () => {
     const tokens = new Set(sessions.map((s) => s?.accessToken));
     expect(tokens.size).toBe(1);
     expect(tokens.has(String(old.access_token))).toBe(false);
-    const row = await prisma.session.findUniqueOrThrow({ where: { id: `offline_${shop}` } });
+    const row = await storedRow(`offline_${shop}`);
     expect(row.accessToken).toBe(sessions[0]!.accessToken);
     expect(row.expires!.getTime()).toBeGreaterThan(Date.now() + 3500_000);
     // Fresh now: no further refresh.
@@ -307,7 +311,7 @@ describe("one shared refresh (embedded database, one connection)", () => {
     const text = `${(err as Error).message} ${(err as Error).stack}`;
     expect(text).not.toContain(String(t.refresh_token));
     expect(text).not.toContain(String(t.access_token));
-    const row = await prisma.session.findUniqueOrThrow({ where: { id: `offline_${shop}` } });
+    const row = await storedRow(`offline_${shop}`);
     expect(row.refreshToken).toBe(t.refresh_token);
     expect((await prisma.shop.findUnique({ where: { domain: shop } }))?.authProblem ?? null).toBe(
       null,

@@ -148,7 +148,7 @@ describe("contract: authentication (Part 1 §4.1–4.5, §6.3)", () => {
         where: { shopDomain: "affiliated.myshopify.com" },
       });
       expect(account.authMethod).toBe("authorizationCode");
-      expect(account.accessTokenEnc).toMatch(/^v1\./);
+      expect(account.accessTokenEnc).toMatch(/^v2\./);
       const affiliated = await svcClientForAccount(account.id, { prisma, clock: simClock(sim) });
       const balance = await affiliated.payment.getBalance();
       expect(balance.amount).toBeDefined();

@@ -12,7 +12,7 @@ describe("secrets at rest", () => {
     const a = encryptSecret("my-access-token-123");
     const b = encryptSecret("my-access-token-123");
     expect(a).not.toBe(b);
-    expect(a.startsWith("v1.")).toBe(true);
+    expect(a.startsWith("v2.")).toBe(true);
     expect(a).not.toContain("my-access-token");
     expect(decryptSecret(a)).toBe("my-access-token-123");
     expect(decryptSecret(b)).toBe("my-access-token-123");
@@ -27,7 +27,7 @@ describe("secrets at rest", () => {
     expect(() => decryptSecret(tampered)).toThrow(SecretDecryptionError);
     const otherKey = randomBytes(32).toString("base64");
     expect(() => decryptSecret(enc, otherKey)).toThrow(SecretDecryptionError);
-    expect(() => decryptSecret(`v2${enc.slice(2)}`)).toThrow(/unsupported version/);
+    expect(() => decryptSecret(`v9${enc.slice(2)}`)).toThrow(/unsupported version/);
     expect(() => decryptSecret("plain")).toThrow(SecretDecryptionError);
   });
 

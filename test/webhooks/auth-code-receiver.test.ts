@@ -62,7 +62,7 @@ describe("authorization-code receiver (Part 1 §6.3)", () => {
 
     const account = await mods.prisma.svcAccount.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(account.authMethod).toBe("authorizationCode");
-    expect(account.accessTokenEnc).toMatch(/^v1\./);
+    expect(account.accessTokenEnc).toMatch(/^v2\./);
     // The stored tokens work at the service.
     const client = await mods.svcClientForAccount(account.id, { prisma: mods.prisma });
     await expect(client.payment.getBalance()).resolves.toBeTruthy();
