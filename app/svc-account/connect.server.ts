@@ -181,11 +181,16 @@ async function newKey(
       "This shop requested a service token",
     );
   }
+  // Nothing was issued: the slot goes back, and a row made only to hold it goes away.
   const giveBack = () =>
-    db.svcAccount.updateMany({
-      where: { id: row.id, lastTokenRequestAt: at },
-      data: { lastTokenRequestAt: row.lastTokenRequestAt },
-    });
+    existing
+      ? db.svcAccount.updateMany({
+          where: { id: row.id, lastTokenRequestAt: at },
+          data: { lastTokenRequestAt: row.lastTokenRequestAt },
+        })
+      : db.svcAccount.deleteMany({
+          where: { id: row.id, apiKeyEnc: null, accessTokenEnc: null, refreshTokenEnc: null },
+        });
   let rec: TokenRecord;
   try {
     rec = await input.tryKey(input.apiKey);
