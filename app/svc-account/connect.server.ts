@@ -121,7 +121,11 @@ async function shareSiblingTokens(
     sibling.accessTokenExpiresAt &&
     sibling.accessTokenExpiresAt.getTime() > now();
   if (!valid) {
-    throw cooldown(sibling.lastTokenRequestAt!.getTime(), now(), "This key was used by another shop");
+    throw cooldown(
+      sibling.lastTokenRequestAt!.getTime(),
+      now(),
+      "This key was used by another shop",
+    );
   }
   const data = {
     baseUrl: input.baseUrl,

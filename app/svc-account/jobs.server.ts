@@ -8,7 +8,11 @@ import type { JobHandler, RecurringJob } from "../jobs/worker.server";
 import { PermanentJobError, RetryLater } from "../jobs/worker.server";
 import { SvcAuthError, SvcTokenCooldownError } from "../svc/errors";
 import { REREGISTER_EVERY_MS, SVC_ACCOUNT_JOB } from "./kinds";
-import { enqueueReregistrations, registerAccountWebhooks, type SvcAccountDeps } from "./webhooks.server";
+import {
+  enqueueReregistrations,
+  registerAccountWebhooks,
+  type SvcAccountDeps,
+} from "./webhooks.server";
 
 const registerPayload = z.object({ accountId: z.string().min(1), reason: z.string().optional() });
 

@@ -33,7 +33,11 @@ export interface SvcAccountDeps {
 function defaultClient(db: PrismaClient) {
   // A click or a job must not wait 20 s for another process's token request: fail fast.
   return (accountId: string) =>
-    svcClientForAccount(accountId, { prisma: db, timeoutMs: 10_000, tokens: { waitForOtherMs: 0 } });
+    svcClientForAccount(accountId, {
+      prisma: db,
+      timeoutMs: 10_000,
+      tokens: { waitForOtherMs: 0 },
+    });
 }
 
 /** The callback address of the service's webhooks: the secret is the only credential. */
@@ -164,7 +168,12 @@ export async function releaseAccount(
     let client: SvcClient | undefined;
     try {
       client = await (opts.deps?.clientFor ?? defaultClient(db))(accountId);
-      await client.webhooks.set({ order: CANCEL, logistics: CANCEL, product: CANCEL, stock: CANCEL });
+      await client.webhooks.set({
+        order: CANCEL,
+        logistics: CANCEL,
+        product: CANCEL,
+        stock: CANCEL,
+      });
       out.cancelled = true;
     } catch (error) {
       log.warn({ err: errorText(error) }, "cancelling the service webhooks failed");

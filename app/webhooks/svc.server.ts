@@ -69,7 +69,8 @@ export function nestsDeeper(raw: Buffer, max: number): boolean {
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -127,7 +128,10 @@ export async function receiveSvcWebhook(request: Request, secret: string): Promi
       return reply(401, { code: 401, result: "bad signature" });
     }
     if (openIds.length === 0) {
-      logger.warn({ svcAccountId: accounts[0]!.id }, "service webhook sign not checked: open id unknown");
+      logger.warn(
+        { svcAccountId: accounts[0]!.id },
+        "service webhook sign not checked: open id unknown",
+      );
     }
   }
 

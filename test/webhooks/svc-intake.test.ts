@@ -96,10 +96,15 @@ describe("service webhook intake", () => {
     ["a wrong sign", () => send(logistic("a"), { sign: sign("other body") }), 401],
     ["an empty sign", () => send(logistic("a"), { sign: "" }), 401],
     ["a blank sign", () => send(logistic("a"), { sign: "   " }), 401],
-    ["a sign that is not Base64 of 32 bytes", () => send(logistic("a"), { sign: "bm90IGEgc2lnbg==" }), 401],
+    [
+      "a sign that is not Base64 of 32 bytes",
+      () => send(logistic("a"), { sign: "bm90IGEgc2lnbg==" }),
+      401,
+    ],
     [
       "JSON nested deeper than the limit",
-      () => send(`{"messageId":"d","type":"ORDER","params":${"[".repeat(5000)}${"]".repeat(5000)}}`),
+      () =>
+        send(`{"messageId":"d","type":"ORDER","params":${"[".repeat(5000)}${"]".repeat(5000)}}`),
       400,
     ],
     [
