@@ -16,7 +16,8 @@ export interface GapCandidate {
 }
 
 /**
- * How many of the candidates no service webhook of the shop mentioned in the last week.
+ * How many of the candidates no service webhook of the shop told of in the last week (a
+ * LOGISTIC event, or an ORDER event with tracking or a shipped status, naming the order).
  * Tracking younger than the grace period may still be on its way and does not count.
  */
 export async function countUnheard(
@@ -33,7 +34,10 @@ export async function countUnheard(
     const heard = await db.$queryRaw<{ one: number }[]>`
       SELECT 1 AS one FROM "WebhookEvent"
       WHERE "source" = 'svc' AND "shopDomain" = ${shopDomain} AND "receivedAt" > ${since}
-        AND "topic" IN ('ORDER', 'ORDERSPLIT', 'LOGISTIC')
+        AND ("topic" = 'LOGISTIC'
+             OR ("topic" IN ('ORDER', 'ORDERSPLIT')
+                 AND (coalesce("payload"->'params'->>'trackNumber', '') <> ''
+                      OR upper("payload"->'params'->>'orderStatus') IN ('SHIPPED', 'DELIVERED'))))
         AND ("payload"->'params'->>'orderId' = ANY(${c.ids}::text[])
              OR "payload"->'params'->>'svcOrderId' = ANY(${c.ids}::text[])
              OR "payload"->'params'->>'orderNumber' = ANY(${c.ids}::text[]))
