@@ -152,6 +152,20 @@ function forgetSubscriptionIfMoved(existing: SvcAccount | null, openId: string |
   return { webhookSecretEnc: null, webhookSecretHash: null, webhookRegisteredAt: null };
 }
 
+/** The shop's row, made if missing; concurrent clicks may race to make it (one wins). */
+async function placeholder(db: PrismaClient, input: ConnectInput): Promise<SvcAccount> {
+  try {
+    return await db.svcAccount.upsert({
+      where: { shopDomain: input.shop },
+      create: { shopDomain: input.shop, baseUrl: input.baseUrl, authMethod: "apiKey" },
+      update: {},
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code !== "P2002") throw error;
+    return db.svcAccount.findUniqueOrThrow({ where: { shopDomain: input.shop } });
+  }
+}
+
 async function newKey(
   db: PrismaClient,
   input: ConnectInput,
@@ -159,13 +173,7 @@ async function newKey(
   now: () => number,
 ): Promise<SvcAccount> {
   // A row to claim the request slot on (no credential yet: it does not count as connected).
-  const row =
-    existing ??
-    (await db.svcAccount.upsert({
-      where: { shopDomain: input.shop },
-      create: { shopDomain: input.shop, baseUrl: input.baseUrl, authMethod: "apiKey" },
-      update: {},
-    }));
+  const row = existing ?? (await placeholder(db, input));
   const at = new Date(now());
   const claimed = await db.svcAccount.updateMany({
     where: {
