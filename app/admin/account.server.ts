@@ -3,24 +3,27 @@
  * through the authorization-code flow, disconnect, register the service webhooks, and a status
  * in which every secret is masked.
  */
-import { randomBytes } from "node:crypto";
 import type { PrismaClient, SvcAccount } from "@prisma/client";
 import { config } from "../config.server";
 import { decryptSecret, maskSecret } from "../crypto.server";
 import { logger } from "../logger.server";
 import { partnerAuthFlow } from "../svc-partner.server";
+import { ConnectError, connectApiKey } from "../svc-account/connect.server";
 import {
-  NO_TOKENS_OR_WEBHOOK,
-  SvcAuthError,
+  registerAccountWebhooks,
+  releaseAccount,
+  svcWebhookUrl,
+  webhookSecretOf,
+} from "../svc-account/webhooks.server";
+import {
   SvcError,
-  SvcWebhookExistsError,
-  saveApiKeyAccount,
   startAuthorization,
   svcClient,
   svcClientForAccount,
-  tokenColumns,
   type SvcClient,
 } from "../svc/index.server";
+
+export { svcWebhookUrl };
 
 export class AccountError extends Error {
   constructor(
@@ -41,11 +44,6 @@ export async function clientForShop(db: PrismaClient, shop: string): Promise<Svc
   const account = await accountOf(db, shop);
   if (!account) return null;
   return svcClientForAccount(account.id, { prisma: db, timeoutMs: 10_000 });
-}
-
-/** The callback address of the service's webhooks: the secret is the only credential. */
-export function svcWebhookUrl(secret: string): string {
-  return `${config.SHOPIFY_APP_URL.replace(/\/$/, "")}/webhooks/svc/${secret}`;
 }
 
 export interface AccountStatus {
@@ -96,14 +94,17 @@ export async function accountStatus(db: PrismaClient, shop: string): Promise<Acc
     ),
     refreshExpiresAt: account?.refreshTokenExpiresAt?.toISOString() ?? null,
     webhookRegisteredAt: account?.webhookRegisteredAt?.toISOString() ?? null,
-    webhookUrlMasked: account?.webhookSecret
-      ? svcWebhookUrl(maskSecret(account.webhookSecret))
-      : null,
+    webhookUrlMasked: account ? maskedWebhookUrl(account) : null,
     lastEventAt: lastEvent?.receivedAt.toISOString() ?? null,
     lastEventTopic: lastEvent?.topic ?? null,
     canConnect: Boolean(config.SVC_BASE_URL),
     canAuthorize: Boolean(config.SVC_BASE_URL && config.SVC_PARTNER_API_KEY),
   };
+}
+
+function maskedWebhookUrl(account: SvcAccount): string | null {
+  if (!account.webhookSecretEnc) return null;
+  return svcWebhookUrl(maskSecret(webhookSecretOf(account) ?? "unreadable"));
 }
 
 /** The balance, or a sentence saying why it is not known (never throws). */
@@ -139,8 +140,9 @@ function requireBaseUrl(): string {
 }
 
 /**
- * Connects with an API key: the key is tried first (getAccessToken), and only a key the service
- * accepts is stored (encrypted, with the token it returned). Then the webhooks are registered.
+ * Connects with an API key through the guarded token path (app/svc-account/connect.server.ts:
+ * at most one getAccessToken per 5 minutes, however often the button is clicked), then
+ * registers the webhooks. Only a key the service accepts is stored.
  */
 export async function connectWithApiKey(
   db: PrismaClient,
@@ -148,25 +150,17 @@ export async function connectWithApiKey(
   apiKey: string,
 ): Promise<{ webhookError: string | null }> {
   const baseUrl = requireBaseUrl();
-  let rec;
   try {
-    rec = await svcClient({ baseUrl, timeoutMs: 15_000 }).auth.getAccessToken(apiKey);
+    await connectApiKey(db, {
+      shop,
+      baseUrl,
+      apiKey,
+      tryKey: (key) => svcClient({ baseUrl, timeoutMs: 15_000 }).auth.getAccessToken(key),
+    });
   } catch (error) {
-    if (error instanceof SvcAuthError) {
-      throw new AccountError("The service refused this API key", "apiKey");
-    }
+    if (error instanceof ConnectError) throw new AccountError(error.message, error.field);
     throw new AccountError(describeSvcError(error));
   }
-  const account = await saveApiKeyAccount(db, { baseUrl, apiKey, shopDomain: shop });
-  await db.svcAccount.update({
-    where: { id: account.id },
-    data: {
-      ...tokenColumns(rec, Date.now()),
-      // The token was just requested: the 5-minute rule of getAccessToken counts from now.
-      lastTokenRequestAt: new Date(),
-      ...(rec.openId ? { openId: rec.openId } : {}),
-    },
-  });
   return { webhookError: await registerWebhooksQuietly(db, shop) };
 }
 
@@ -195,26 +189,20 @@ export async function startConnect(db: PrismaClient, shop: string, sandbox: bool
   }
 }
 
-/** webhook/set for ORDER, LOGISTIC and PRODUCT with the shop's secret address. */
+/**
+ * webhook/set for ORDER, LOGISTIC and PRODUCT with the account's secret address (shared with
+ * the other shops on the same service account). Also lifts a pause of the deliveries.
+ */
 export async function registerWebhooks(db: PrismaClient, shop: string): Promise<void> {
   const account = await accountOf(db, shop);
-  if (!account) throw new AccountError("Connect a service account first");
-  let secret = account.webhookSecret;
-  if (!secret) {
-    secret = randomBytes(32).toString("base64url");
-    await db.svcAccount.update({ where: { id: account.id }, data: { webhookSecret: secret } });
+  if (!account || !(account.apiKeyEnc || account.accessTokenEnc || account.refreshTokenEnc)) {
+    throw new AccountError("Connect a service account first");
   }
-  const client = await svcClientForAccount(account.id, { prisma: db, timeoutMs: 10_000 });
-  const section = { type: "ENABLE" as const, callbackUrls: [svcWebhookUrl(secret)] };
   try {
-    await client.webhooks.set({ order: section, logistics: section, product: section });
+    await registerAccountWebhooks(db, account.id);
   } catch (error) {
-    if (!(error instanceof SvcWebhookExistsError)) throw new AccountError(describeSvcError(error));
+    throw new AccountError(describeSvcError(error));
   }
-  await db.svcAccount.update({
-    where: { id: account.id },
-    data: { webhookRegisteredAt: new Date() },
-  });
 }
 
 async function registerWebhooksQuietly(db: PrismaClient, shop: string): Promise<string | null> {
@@ -227,30 +215,12 @@ async function registerWebhooksQuietly(db: PrismaClient, shop: string): Promise<
 }
 
 /**
- * Disconnects: cancels the webhooks and logs out at the service (best effort: a dead token is
- * as logged out as it gets), then forgets every secret and detaches the account from the shop.
+ * Disconnects: cancels the webhooks and logs out at the service (best effort, and not while
+ * another shop still uses the same service account), then forgets every secret and detaches
+ * the account from the shop.
  */
 export async function disconnect(db: PrismaClient, shop: string): Promise<void> {
   const account = await accountOf(db, shop);
   if (!account) return;
-  try {
-    const client = await svcClientForAccount(account.id, { prisma: db, timeoutMs: 10_000 });
-    if (account.webhookSecret) {
-      const cancel = { type: "CANCEL" as const, callbackUrls: [] };
-      await client.webhooks
-        .set({ order: cancel, logistics: cancel, product: cancel })
-        .catch(() => {});
-    }
-    await client.logout();
-  } catch (error) {
-    logger.warn({ shop, err: describeSvcError(error) }, "logout at the service failed");
-  }
-  await db.svcAccount.update({
-    where: { id: account.id },
-    data: {
-      shopDomain: null,
-      apiKeyEnc: null,
-      ...NO_TOKENS_OR_WEBHOOK,
-    },
-  });
+  await releaseAccount(db, account.id, { detach: true });
 }

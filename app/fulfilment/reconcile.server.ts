@@ -10,6 +10,7 @@
  * - held orders whose cause may be gone (paused, unconnected, no account): placed again.
  */
 import type { Prisma } from "@prisma/client";
+import { countUnheard, type GapCandidate, noteWebhookGaps } from "../svc-account/gaps.server";
 import { toMoney } from "../svc/decimal";
 import type { OrderRecord } from "../svc/orders.server";
 import type { FulfilmentDeps } from "./deps.server";
@@ -25,6 +26,8 @@ export interface ReconcileResult {
   idsFound: number;
   payRuns: number;
   replaced: number;
+  /** Tracking found that no service webhook told of (counted towards re-registration). */
+  gaps: number;
 }
 
 const WATCHED = ["PAID", "SHIPPED", "FULFILLED"];
@@ -37,6 +40,7 @@ export async function reconcileAll(deps: FulfilmentDeps): Promise<ReconcileResul
     idsFound: 0,
     payRuns: 0,
     replaced: 0,
+    gaps: 0,
   };
   const accounts = await deps.prisma.svcAccount.findMany({
     where: { shopDomain: { not: null } },
@@ -64,6 +68,7 @@ export async function reconcileAccount(
     idsFound: 0,
     payRuns: 0,
     replaced: 0,
+    gaps: 0,
   };
   const account = await db.svcAccount.findUnique({ where: { id: accountId } });
   if (!account?.shopDomain) return result;
@@ -101,6 +106,7 @@ export async function reconcileAccount(
     ids += n;
   }
   if (cur.length) groups.push(cur);
+  const gapCandidates: GapCandidate[] = [];
   for (const group of groups) {
     const idList = [
       ...new Set(group.flatMap((o) => [o.svcOrderId!, ...o.shipments.map((s) => s.svcOrderId)])),
@@ -117,6 +123,15 @@ export async function reconcileAccount(
         .map((id) => byId.get(id))
         .filter((r): r is OrderRecord => r !== undefined);
       if (!mine.some((r) => hasNews(o, r))) continue;
+      const tracked = mine.filter((r) => r.trackNumber?.trim() && hasNews(o, r));
+      if (tracked.length > 0) {
+        gapCandidates.push({
+          ids: [o.orderNumber, ...tracked.flatMap((r) => [r.orderId, r.svcOrderId])].filter(
+            (x): x is string => Boolean(x),
+          ),
+          shippedAt: tracked[0]!.outWarehouseTime ?? null,
+        });
+      }
       await scheduleTrack(db, {
         orderId: o.id,
         shopDomain,
@@ -126,6 +141,10 @@ export async function reconcileAccount(
       result.trackJobs++;
     }
   }
+
+  // A lost webhook delays tracking; a run of them means the service stopped delivering.
+  result.gaps = await countUnheard(db, shopDomain, gapCandidates, now);
+  await noteWebhookGaps(db, accountId, result.gaps, now);
 
   // 2. Created without a service order id: look them up by number.
   const missing = await db.shopOrder.findMany({

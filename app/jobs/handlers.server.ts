@@ -5,7 +5,8 @@
  */
 import type { Prisma } from "@prisma/client";
 import { z } from "zod";
-import { NO_TOKENS_OR_WEBHOOK } from "../svc/tokens.server";
+import { svcAccountHandlers, svcAccountRecurringJobs } from "../svc-account/jobs.server";
+import { releaseAccount } from "../svc-account/webhooks.server";
 import { payloadId } from "../webhooks/ids.server";
 import { jobKindFor } from "../webhooks/intake.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "./bulk-connect.server";
@@ -68,17 +69,29 @@ export const handlers: Record<string, JobHandler> = {
   // orders/*, products/*, the service's ORDER/LOGISTIC/ORDERSPLIT and the pipeline's own jobs.
   ...pipeline,
 
-  /** Tokens of an uninstalled shop are useless and must not linger: forget them. */
+  /**
+   * An uninstalled shop's service account: webhooks cancelled and logout at the service (best
+   * effort; not while another shop still uses that service account), then its tokens, key and
+   * webhook secret are forgotten. The row stays for shop/redact to delete.
+   */
   [jobKindFor("shopify", "app/uninstalled")]: async (ctx) => {
     const event = await loadEvent(ctx);
     if (!event) return { skipped: "event gone" };
-    return ctx.commit(async (tx) => {
-      const n = await tx.svcAccount.updateMany({
-        where: { shopDomain: event.shopDomain },
-        data: NO_TOKENS_OR_WEBHOOK,
-      });
-      return { accountsDisconnected: n.count };
+    const shop = await ctx.prisma.shop.findUnique({
+      where: { domain: event.shopDomain },
+      select: { uninstalledAt: true },
     });
+    // Installed again since (the install clears uninstalledAt): the account is the new one's.
+    if (shop && !shop.uninstalledAt) return { skipped: "installed again" };
+    const accounts = await ctx.prisma.svcAccount.findMany({
+      where: { shopDomain: event.shopDomain },
+      select: { id: true },
+    });
+    const released = [];
+    for (const a of accounts) {
+      released.push(await releaseAccount(ctx.prisma, a.id, { detach: false }));
+    }
+    return { accountsDisconnected: accounts.length, released };
   },
 
   [jobKindFor("shopify", "app/scopes_update")]: async (ctx) => {
@@ -218,6 +231,34 @@ export const handlers: Record<string, JobHandler> = {
 
   [BULK_CONNECT_JOB]: bulkConnectHandler,
 
+  ...svcAccountHandlers(),
+
+  /**
+   * Jobs no handler knows (an event type nothing handles, from before the intake stored those
+   * without a job, or a kind this version dropped) would wait forever and slow every claim:
+   * they are cancelled, and their events marked ignored. An hour's grace covers a rolling
+   * deploy, where a newer process may enqueue a kind this one does not know yet.
+   */
+  "jobs.cancelUnknown": async (ctx) => {
+    const known = Object.keys(handlers);
+    return ctx.commit(async (tx) => {
+      const cancelled = await tx.$queryRaw<{ id: bigint }[]>`
+        UPDATE "Job" SET "state" = 'cancelled', "finishedAt" = now(), "updatedAt" = now(),
+               "lastError" = 'no handler for this job kind'
+        WHERE "state" = 'available' AND NOT ("kind" = ANY(${known}::text[]))
+          AND "runAt" < now() - interval '1 hour'
+        RETURNING "id"`;
+      const ids = cancelled.map((c) => c.id);
+      const events =
+        ids.length === 0
+          ? 0
+          : await tx.$executeRaw`
+              UPDATE "WebhookEvent" SET "ignoredReason" = 'no handler for this event type'
+              WHERE "jobId" = ANY(${ids}::bigint[]) AND "ignoredReason" IS NULL`;
+      return { cancelled: ids.length, eventsIgnored: events };
+    });
+  },
+
   /** Keeps the queue small: finished jobs go after 7 days, webhook events after 30. */
   "jobs.prune": async (ctx) => {
     const week = new Date(Date.now() - 7 * 86400_000);
@@ -235,5 +276,7 @@ export const handlers: Record<string, JobHandler> = {
 
 export const recurringJobs: RecurringJob[] = [
   { kind: "jobs.prune", everyMs: 24 * 3600_000 },
+  { kind: "jobs.cancelUnknown", everyMs: 3600_000 },
+  ...svcAccountRecurringJobs,
   ...fulfilmentRecurringJobs,
 ];

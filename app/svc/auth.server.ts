@@ -7,6 +7,8 @@ import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { encryptSecret } from "../crypto.server";
+import { enqueue } from "../jobs/queue.server";
+import { SVC_ACCOUNT_JOB } from "../svc-account/kinds";
 import { type Clock, systemClock } from "./clock";
 import { SvcError } from "./errors";
 import { obj, reqStr, str, timestamp } from "./schema-kit";
@@ -187,7 +189,10 @@ export async function startAuthorization(
 /**
  * What the code-receiver route calls with the posted `{code, state}`: consumes the state (single
  * use, unexpired; optionally it must belong to `expectedShop`), exchanges the code and stores
- * the encrypted tokens on the shop's account. Never throws; the reply is the receiver's answer.
+ * the encrypted tokens on the shop's account, and enqueues the registration of the service
+ * webhooks in the same transaction (the receiver answers at once; the job registers them and
+ * retries if the service is briefly unavailable). Never throws; the reply is the receiver's
+ * answer.
  */
 export async function receiveAuthorizationCode(
   deps: AuthFlowDeps & { baseUrl: string },
@@ -218,17 +223,37 @@ export async function receiveAuthorizationCode(
       message: error instanceof SvcError ? `exchange failed: ${error.name}` : "exchange failed",
     };
   }
+  const openId = tokens.openId ?? null;
   const data = {
     baseUrl: deps.baseUrl,
     authMethod: "authorizationCode",
-    openId: tokens.openId ?? null,
+    openId,
     apiKeyEnc: null,
     ...tokenColumns(tokens, clock.now()),
   };
-  const account = await deps.prisma.svcAccount.upsert({
-    where: { shopDomain: row.shopDomain },
-    create: { shopDomain: row.shopDomain, ...data },
-    update: data,
+  const account = await deps.prisma.$transaction(async (tx) => {
+    const before = await tx.svcAccount.findUnique({
+      where: { shopDomain: row.shopDomain },
+      select: { openId: true },
+    });
+    // Moved to another service account: the old callback address is not this account's.
+    const moved =
+      before?.openId && before.openId !== openId
+        ? { webhookSecretEnc: null, webhookSecretHash: null, webhookRegisteredAt: null }
+        : {};
+    const saved = await tx.svcAccount.upsert({
+      where: { shopDomain: row.shopDomain },
+      create: { shopDomain: row.shopDomain, ...data },
+      update: { ...data, ...moved },
+    });
+    await enqueue(tx, {
+      kind: SVC_ACCOUNT_JOB.registerWebhooks,
+      payload: { accountId: saved.id, reason: "authorized" },
+      idempotencyKey: `svc-webhooks:authorized:${state}`,
+      shopDomain: row.shopDomain,
+      maxAttempts: 8,
+    });
+    return saved;
   });
   return { result: "0", message: "success", accountId: account.id, shopDomain: row.shopDomain };
 }

@@ -41,10 +41,14 @@ export const NO_TOKENS = {
   refreshTokenExpiresAt: null,
 } as const;
 
-/** The columns that forget the account's webhook address (its secret) as well. */
+/**
+ * The columns that forget the account's webhook address (its secret) as well. (The legacy clear
+ * `webhookSecret` column is neither read nor written: the secrets migration empties it.)
+ */
 export const NO_TOKENS_OR_WEBHOOK = {
   ...NO_TOKENS,
-  webhookSecret: null,
+  webhookSecretEnc: null,
+  webhookSecretHash: null,
   webhookRegisteredAt: null,
 } as const;
 

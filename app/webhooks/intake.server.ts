@@ -1,6 +1,8 @@
 /**
  * Webhook intake: every event is stored, with its job, in one transaction, before it is
- * acknowledged. A redelivery (same event key) stores nothing and enqueues nothing.
+ * acknowledged. A redelivery (same event key) stores nothing and enqueues nothing. An event
+ * nothing handles is stored with the reason and no job (a job without a handler would wait in
+ * the queue forever).
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { prisma } from "../db.server";
@@ -43,6 +45,27 @@ export async function recordEvent(
     });
   }
   return insertEventWithJob(db, event);
+}
+
+/**
+ * Stores an event that no job will handle (an event type nothing handles, an event no shop of
+ * the account owns), with the reason. A redelivery stores nothing.
+ */
+export async function recordIgnoredEvent(
+  event: IncomingEvent,
+  reason: string,
+  db: Db = prisma,
+): Promise<{ duplicate: boolean; eventId?: bigint }> {
+  const rows = await db.$queryRaw<{ id: bigint }[]>`
+    INSERT INTO "WebhookEvent" ("source", "shopDomain", "topic", "eventKey", "webhookId",
+                                "triggeredAt", "payload", "ignoredReason")
+    VALUES (${event.source}, ${event.shopDomain}, ${event.topic}, ${event.eventKey},
+            ${event.webhookId ?? null}, ${event.triggeredAt ?? null},
+            ${JSON.stringify(event.payload)}::jsonb, ${reason.slice(0, 500)})
+    ON CONFLICT ("source", "eventKey") DO NOTHING
+    RETURNING "id"`;
+  const stored = rows[0];
+  return stored ? { duplicate: false, eventId: stored.id } : { duplicate: true };
 }
 
 /**

@@ -1,16 +1,25 @@
 /**
  * The fulfilment service's webhooks in: `POST /webhooks/svc/<secret>`, where the secret is a
- * random 32 bytes per connected account. The service gives a reply 3 seconds and pauses all
- * deliveries past 50% failures, so this answers at once and leaves the work to the queue. The
- * payload is only a hint: handlers fetch the order from the service before writing to a shop.
+ * random 32 bytes per service account (shared by the shops connected to it), found by its
+ * SHA-256 hash. The service gives a reply 3 seconds and pauses all deliveries past 50%
+ * failures, so this answers at once and leaves the work to the queue. The payload is only a
+ * hint: handlers fetch the order from the service before writing to a shop.
+ *
+ * Refused, storing nothing: an unknown secret (404), a body over 256 KB (413), JSON that is not
+ * an event or nests deeper than MAX_JSON_DEPTH (400), a `sign` header that is present but empty,
+ * malformed or wrong (401). An event type nothing handles is stored, marked ignored, no job.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { prisma } from "../db.server";
 import { logger } from "../logger.server";
-import { recordEvent } from "./intake.server";
+import { hashWebhookSecret } from "../svc/webhook-secret.server";
+import { recordEvent, recordIgnoredEvent } from "./intake.server";
+import { routeSvcEvent } from "./svc-route.server";
 
 export const MAX_BODY_BYTES = 256 * 1024;
+/** The envelope is three levels deep; the service's params a few more. */
+export const MAX_JSON_DEPTH = 32;
 
 const SUCCESS = { code: 200, result: "success" } as const;
 
@@ -53,8 +62,30 @@ async function readLimited(request: Request, limit: number): Promise<Buffer | nu
   return Buffer.concat(chunks);
 }
 
+/** True when the JSON text nests objects and arrays deeper than `max` (strings skipped). */
+export function nestsDeeper(raw: Buffer, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** Base64 of a 32-byte HMAC-SHA256: 44 characters, one padding sign. */
+const SIGN_FORMAT = /^[A-Za-z0-9+/]{43}=$/;
+
 /** Base64(HMAC-SHA256(key = openId, raw body)), compared in constant time. */
 export function validSign(raw: Buffer, sign: string, openId: string): boolean {
+  if (!SIGN_FORMAT.test(sign)) return false;
   const expected = createHmac("sha256", openId).update(raw).digest();
   const given = Buffer.from(sign, "base64");
   return given.length === expected.length && timingSafeEqual(given, expected);
@@ -64,14 +95,19 @@ export async function receiveSvcWebhook(request: Request, secret: string): Promi
   if (request.method !== "POST") return reply(405, { code: 405, result: "method not allowed" });
   if (!/^[A-Za-z0-9_-]{16,128}$/.test(secret))
     return reply(404, { code: 404, result: "not found" });
-  const account = await prisma.svcAccount.findUnique({
-    where: { webhookSecret: secret },
+  const rows = await prisma.svcAccount.findMany({
+    where: { webhookSecretHash: hashWebhookSecret(secret), shopDomain: { not: null } },
     select: { id: true, shopDomain: true, openId: true },
+    orderBy: { id: "asc" },
   });
-  if (!account?.shopDomain) return reply(404, { code: 404, result: "not found" });
+  const accounts = rows.flatMap((a) => (a.shopDomain ? [{ ...a, shopDomain: a.shopDomain }] : []));
+  if (accounts.length === 0) return reply(404, { code: 404, result: "not found" });
 
   const raw = await readLimited(request, MAX_BODY_BYTES);
   if (raw === null) return reply(413, { code: 413, result: "body too large" });
+  if (nestsDeeper(raw, MAX_JSON_DEPTH)) {
+    return reply(400, { code: 400, result: "body nests too deeply" });
+  }
   let json: unknown;
   try {
     json = JSON.parse(raw.toString("utf8"));
@@ -81,24 +117,45 @@ export async function receiveSvcWebhook(request: Request, secret: string): Promi
   const parsed = envelope.safeParse(json);
   if (!parsed.success) return reply(400, { code: 400, result: "not a service event" });
 
+  // A sign header that is there must verify: an empty or malformed one is not "no sign".
   const sign = request.headers.get("sign");
   if (sign !== null) {
-    if (account.openId && !validSign(raw, sign, account.openId)) {
+    const openIds = [...new Set(accounts.flatMap((a) => (a.openId ? [a.openId] : [])))];
+    if (sign.trim() === "" || !SIGN_FORMAT.test(sign.trim())) {
       return reply(401, { code: 401, result: "bad signature" });
     }
-    if (!account.openId) {
-      logger.warn({ accountId: account.id }, "service webhook sign not checked: open id unknown");
+    if (openIds.length > 0 && !openIds.some((o) => validSign(raw, sign.trim(), o))) {
+      return reply(401, { code: 401, result: "bad signature" });
+    }
+    if (openIds.length === 0) {
+      logger.warn(
+        { svcAccountId: accounts[0]!.id },
+        "service webhook sign not checked: open id unknown",
+      );
     }
   }
 
   const event = parsed.data;
-  const { duplicate } = await recordEvent({
-    source: "svc",
-    shopDomain: account.shopDomain,
-    topic: event.type,
-    eventKey: `${account.id}:${event.messageId}`,
-    payload: json as object,
-  });
-  if (duplicate) logger.debug({ messageId: event.messageId }, "duplicate service webhook");
+  const targets = await routeSvcEvent(prisma, accounts, event);
+  for (const t of targets) {
+    const incoming = {
+      source: "svc" as const,
+      shopDomain: t.account.shopDomain,
+      topic: event.type,
+      // Per account: two accounts' events with one messageId never dedupe against each other.
+      eventKey: `${t.account.id}:${event.messageId}`,
+      payload: json as object,
+    };
+    const { duplicate } = t.ignoredReason
+      ? await recordIgnoredEvent(incoming, t.ignoredReason)
+      : await recordEvent(incoming);
+    if (duplicate) logger.debug({ messageId: event.messageId }, "duplicate service webhook");
+    else if (t.ignoredReason) {
+      logger.info(
+        { svcAccountId: t.account.id, type: event.type, reason: t.ignoredReason },
+        "service webhook stored, ignored",
+      );
+    }
+  }
   return reply(200, SUCCESS);
 }

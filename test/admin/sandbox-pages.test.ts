@@ -147,7 +147,9 @@ describe("settings", () => {
     expect(r).toMatchObject({ ok: true, message: "Connected to the service" });
     const account = await prisma.svcAccount.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(account.apiKeyEnc).not.toContain(apiKey);
-    expect(account.webhookSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const { decryptSecret } = await import("../../app/crypto.server");
+    const webhookSecret = decryptSecret(account.webhookSecretEnc!);
+    expect(webhookSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(account.webhookRegisteredAt).not.toBeNull();
     expect(sim.calls({ op: "webhookSet" }).length).toBe(1);
 
@@ -157,12 +159,12 @@ describe("settings", () => {
     expect(data.account.connected).toBe(true);
     expect(data.account.apiKeyMasked).toBe(`••••••••${apiKey.slice(-4)}`);
     expect(data.balance.amount).toBe("120.00");
-    for (const secret of [apiKey, account.webhookSecret!, account.apiKeyEnc!]) {
+    for (const secret of [apiKey, webhookSecret, account.apiKeyEnc!]) {
       expect(page.text).not.toContain(secret);
     }
     expect(page.text).not.toContain(account.accessTokenEnc!);
     const dash = await call(routes.dashboard, "/app");
-    expect(dash.text).not.toContain(account.webhookSecret!);
+    expect(dash.text).not.toContain(webhookSecret);
     expect(dash.text).not.toContain(apiKey);
   });
 

@@ -25,6 +25,7 @@ import { shopGatewayFor } from "../../app/shop/index.server";
 import { sessionStorage } from "../../app/shopify.server";
 import { svcClientForAccount, type SvcClient } from "../../app/svc/client.server";
 import { saveApiKeyAccount } from "../../app/svc/tokens.server";
+import { webhookSecretColumns } from "../../app/svc/webhook-secret.server";
 import { callRoute } from "../helpers/remix";
 import { type ServiceSim, startServiceSim } from "../sim/service/index";
 import { type ShopifyRoute, routeShopifyToSim } from "../sim/shop/route-shopify";
@@ -203,7 +204,7 @@ export async function startHarness(opts: {
   });
   await prisma.svcAccount.update({
     where: { id: account.id },
-    data: { webhookSecret, openId: simAccount.openId },
+    data: { ...webhookSecretColumns(webhookSecret), openId: simAccount.openId },
   });
   const deps = harnessDeps({
     now: () => svc.clock.now(),

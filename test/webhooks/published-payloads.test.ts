@@ -22,6 +22,7 @@ import { action as ordersUpdated } from "../../app/routes/webhooks.orders.update
 import { action as productsDelete } from "../../app/routes/webhooks.products.delete";
 import { action as productsUpdate } from "../../app/routes/webhooks.products.update";
 import { updateSettings } from "../../app/settings.server";
+import { webhookSecretColumns } from "../../app/svc/webhook-secret.server";
 import { recordInstall } from "../../app/shops.server";
 import { callRoute } from "../helpers/remix";
 import { TEST_API_SECRET } from "../helpers/shopify-webhook";
@@ -336,7 +337,7 @@ describe("Shopify's documented example payloads through the real routes", () => 
           baseUrl: "http://svc.test",
           authMethod: "apiKey",
           accessTokenEnc: "enc",
-          webhookSecret: "secret-1",
+          ...webhookSecretColumns("secret-1"),
         },
       });
       await deliverAndRun("app/uninstalled");
@@ -346,9 +347,9 @@ describe("Shopify's documented example payloads through the real routes", () => 
       expect(
         await prisma.svcAccount.findFirstOrThrow({
           where: { shopDomain: SHOP },
-          select: { accessTokenEnc: true, webhookSecret: true },
+          select: { accessTokenEnc: true, webhookSecretEnc: true, webhookSecretHash: true },
         }),
-      ).toEqual({ accessTokenEnc: null, webhookSecret: null });
+      ).toEqual({ accessTokenEnc: null, webhookSecretEnc: null, webhookSecretHash: null });
     });
 
     it("app/scopes_update: the current scopes are recorded", async () => {

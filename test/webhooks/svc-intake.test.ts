@@ -1,9 +1,12 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
+import { handlers } from "../../app/jobs/handlers.server";
+import { webhookSecretColumns } from "../../app/svc/webhook-secret.server";
+import { KNOWN_SVC_TYPES } from "../../app/webhooks/svc-route.server";
 import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
 import { action as svcWebhook } from "../../app/routes/webhooks.svc.$secret";
-import { MAX_BODY_BYTES } from "../../app/webhooks/svc.server";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../../app/webhooks/svc.server";
 import { callRoute } from "../helpers/remix";
 import { shopifyWebhookRequest } from "../helpers/shopify-webhook";
 
@@ -46,7 +49,7 @@ beforeAll(async () => {
       baseUrl: "http://svc.test",
       authMethod: "apiKey",
       openId: OPEN_ID,
-      webhookSecret: SECRET,
+      ...webhookSecretColumns(SECRET),
     },
   });
 });
@@ -91,6 +94,19 @@ describe("service webhook intake", () => {
     ["JSON that is not an event", () => send({ hello: "world" }), 400],
     ["an event without messageId", () => send({ type: "ORDER", params: {} }), 400],
     ["a wrong sign", () => send(logistic("a"), { sign: sign("other body") }), 401],
+    ["an empty sign", () => send(logistic("a"), { sign: "" }), 401],
+    ["a blank sign", () => send(logistic("a"), { sign: "   " }), 401],
+    [
+      "a sign that is not Base64 of 32 bytes",
+      () => send(logistic("a"), { sign: "bm90IGEgc2lnbg==" }),
+      401,
+    ],
+    [
+      "JSON nested deeper than the limit",
+      () =>
+        send(`{"messageId":"d","type":"ORDER","params":${"[".repeat(5000)}${"]".repeat(5000)}}`),
+      400,
+    ],
     [
       "a sign made with another key",
       () => {
@@ -104,6 +120,52 @@ describe("service webhook intake", () => {
     expect(res.status).toBe(status);
     expect(await prisma.webhookEvent.count()).toBe(0);
     expect(await prisma.job.count()).toBe(0);
+  });
+
+  it("an event type nothing handles is stored, marked ignored, with no job", async () => {
+    const body = { ...logistic("u-1"), type: "DISPUTE_NOTICE" };
+    const raw = JSON.stringify(body);
+    const res = await send(raw, { sign: sign(raw) });
+    expect(res.status).toBe(200);
+    const event = await prisma.webhookEvent.findFirstOrThrow();
+    expect(event).toMatchObject({ topic: "DISPUTE_NOTICE", jobId: null });
+    expect(event.ignoredReason).toMatch(/unknown event type/);
+    expect(await prisma.job.count()).toBe(0);
+    // Redelivered: still one row.
+    expect((await send(raw, { sign: sign(raw) })).status).toBe(200);
+    expect(await prisma.webhookEvent.count()).toBe(1);
+  });
+
+  it("every known event type has a job handler, and no other service kind has one", () => {
+    const svcKinds = Object.keys(handlers).filter((k) => k.startsWith("svc:"));
+    expect(svcKinds.sort()).toEqual(KNOWN_SVC_TYPES.map((t) => `svc:${t}`).sort());
+  });
+
+  it("nesting up to the limit is accepted", async () => {
+    const depth = MAX_JSON_DEPTH - 2; // the envelope and params are two levels
+    const params = `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    const res = await send(`{"messageId":"ok-deep","type":"ORDER","params":${params}}`);
+    expect(res.status).toBe(200);
+    // A bracket inside a string does not count.
+    const quoted = await send({ ...logistic("q"), params: { note: "[".repeat(5000) } });
+    expect(quoted.status).toBe(200);
+  });
+
+  it("finds the account by the hash of the secret, never by the legacy clear column", async () => {
+    const legacy = randomBytes(32).toString("base64url");
+    await prisma.svcAccount.create({
+      data: {
+        shopDomain: "legacy.myshopify.com",
+        baseUrl: "http://svc.test",
+        authMethod: "apiKey",
+        webhookSecret: legacy,
+      },
+    });
+    try {
+      expect((await send(logistic("l-1"), { secret: legacy })).status).toBe(404);
+    } finally {
+      await prisma.svcAccount.delete({ where: { shopDomain: "legacy.myshopify.com" } });
+    }
   });
 
   it("1,000 malformed, oversized or forged requests of both kinds: all 4xx, none 5xx, no rows", async () => {

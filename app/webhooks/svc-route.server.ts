@@ -1,0 +1,68 @@
+/**
+ * Which shop a service event belongs to. The callback secret names a service account; shops
+ * connected to the same service account share it (the service keeps one callback per account),
+ * so an event matching several of the app's accounts is routed:
+ *
+ * - ORDER, ORDERSPLIT, LOGISTIC: to the shop(s) that own the order (ShopOrder.svcOrderId,
+ *   orderNumber, a shipment's service order id, `storeOrderNumbers`); none → stored ignored;
+ * - PRODUCT, VARIANT, STOCK: to every shop of the service account;
+ * - any other type: stored ignored (nothing would ever run its job).
+ */
+import type { PrismaClient } from "@prisma/client";
+import { idsFromParams } from "../fulfilment/track.server";
+
+/** The event types a handler exists for (test/webhooks/svc-intake.test.ts holds it to that). */
+export const KNOWN_SVC_TYPES = ["ORDER", "ORDERSPLIT", "LOGISTIC", "PRODUCT", "VARIANT", "STOCK"];
+const ORDER_TYPES = new Set(["ORDER", "ORDERSPLIT", "LOGISTIC"]);
+
+export interface SvcAccountRef {
+  id: string;
+  shopDomain: string;
+}
+
+export interface RouteTarget {
+  account: SvcAccountRef;
+  /** Set when the event is stored without a job. */
+  ignoredReason?: string;
+}
+
+export async function routeSvcEvent(
+  db: PrismaClient,
+  accounts: SvcAccountRef[],
+  event: { type: string; params: unknown },
+): Promise<RouteTarget[]> {
+  const first = accounts[0]!;
+  if (!KNOWN_SVC_TYPES.includes(event.type)) {
+    return [{ account: first, ignoredReason: `unknown event type ${event.type}` }];
+  }
+  if (accounts.length === 1) return [{ account: first }];
+  if (!ORDER_TYPES.has(event.type)) return accounts.map((account) => ({ account }));
+
+  const ids = idsFromParams(event.params);
+  if (ids.length === 0) {
+    return [{ account: first, ignoredReason: "no order id to tell which shop it belongs to" }];
+  }
+  const shops = accounts.map((a) => a.shopDomain);
+  const [orders, shipments] = await Promise.all([
+    db.shopOrder.findMany({
+      where: {
+        shopDomain: { in: shops },
+        OR: [{ svcOrderId: { in: ids } }, { orderNumber: { in: ids } }],
+      },
+      select: { shopDomain: true },
+    }),
+    db.shipment.findMany({
+      where: { svcOrderId: { in: ids }, order: { shopDomain: { in: shops } } },
+      select: { order: { select: { shopDomain: true } } },
+    }),
+  ]);
+  const owners = new Set([
+    ...orders.map((o) => o.shopDomain),
+    ...shipments.map((s) => s.order.shopDomain),
+  ]);
+  const matched = accounts.filter((a) => owners.has(a.shopDomain));
+  if (matched.length === 0) {
+    return [{ account: first, ignoredReason: "no shop on this service account owns the order" }];
+  }
+  return matched.map((account) => ({ account }));
+}
