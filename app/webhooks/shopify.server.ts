@@ -44,6 +44,10 @@ export async function receiveShopifyWebhook(
   request: Request,
   route: ShopifyWebhookRoute,
 ): Promise<Response> {
+  // Checked before the library sees it: the library's session lookup throws (a 500) on a shop
+  // header that is not a myshopify domain.
+  const shop = (request.headers.get("X-Shopify-Shop-Domain") ?? "").trim().toLowerCase();
+  if (!SHOP_DOMAIN.test(shop)) return refuse(400, "shop is not a myshopify.com domain");
   // The library parses the body with JSON.parse, which rounds ids above 2^53: keep a copy of
   // the raw body and parse it again, keeping such ids as exact digit strings.
   const raw = request.clone().text();
@@ -59,7 +63,6 @@ export async function receiveShopifyWebhook(
 
   const header = (request.headers.get("X-Shopify-Topic") ?? "").trim().toLowerCase();
   const topic = route.topics.find((t) => t === header);
-  const shop = ctx.shop.trim().toLowerCase();
   if (!topic) {
     logger.warn(
       { shop, topic: header.slice(0, 64) },
@@ -67,7 +70,6 @@ export async function receiveShopifyWebhook(
     );
     return refuse(400, "topic not accepted on this route");
   }
-  if (!SHOP_DOMAIN.test(shop)) return refuse(400, "shop is not a myshopify.com domain");
   addLogContext({ shop });
 
   let payload: unknown;
