@@ -6,8 +6,9 @@
  */
 import { createHmac, randomUUID } from "node:crypto";
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { prisma } from "../../app/db.server";
+import { logger } from "../../app/logger.server";
 import { action as scopesUpdate } from "../../app/routes/webhooks.app.scopes_update";
 import { action as uninstalled } from "../../app/routes/webhooks.app.uninstalled";
 import { action as compliance } from "../../app/routes/webhooks.compliance";
@@ -286,6 +287,29 @@ describe("shops the app does not serve", () => {
       { kind: "shopify:customers/redact", shopDomain: MINE },
       { kind: "shopify:app/uninstalled", shopDomain: MINE },
     ]);
+  });
+});
+
+describe("what is logged", () => {
+  it("a dropped or refused delivery logs a warning with the shop and topic, never the body", async () => {
+    const warn = vi.spyOn(logger, "warn");
+    try {
+      await post("/webhooks/orders/create", {
+        topic: "orders/create",
+        shop: "gone.myshopify.com",
+        body: ORDER_BODY,
+      });
+      await post("/webhooks/compliance", { topic: "shop/redact", shop: VICTIM, body: ORDER_BODY });
+      const lines = warn.mock.calls.map((call) => JSON.stringify(call));
+      expect(lines).toHaveLength(2);
+      expect(warn.mock.calls.map(([fields]) => fields)).toEqual([
+        { shop: "gone.myshopify.com", topic: "orders/create", known: false },
+        { shop: VICTIM, topic: "shop/redact" },
+      ]);
+      for (const line of lines) expect(line).not.toContain("ann@example.com");
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
 
