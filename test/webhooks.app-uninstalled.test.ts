@@ -14,7 +14,7 @@ function uninstallRequest(secret?: string) {
   return shopifyWebhookRequest(URL, {
     topic: "app/uninstalled",
     shop: SHOP,
-    body: { id: 1 },
+    body: { id: 1, myshopify_domain: SHOP },
     secret,
   });
 }

@@ -2,7 +2,11 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { recordUninstall } from "../shops.server";
 import { receiveShopifyWebhook } from "../webhooks/shopify.server";
 
-// The shop is marked uninstalled and its sessions removed in the same transaction as the
-// stored event; the job then disconnects the service account (app/jobs/handlers.server.ts).
+// Only app/uninstalled is taken here. The shop is marked uninstalled and its sessions removed in
+// the same transaction as the stored event; the job then disconnects the service account
+// (app/jobs/handlers.server.ts).
 export const action = ({ request }: ActionFunctionArgs) =>
-  receiveShopifyWebhook(request, (tx, shop) => recordUninstall(tx, shop));
+  receiveShopifyWebhook(request, {
+    topics: ["app/uninstalled"],
+    inline: (tx, shop) => recordUninstall(tx, shop),
+  });

@@ -1,5 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { receiveShopifyWebhook } from "../webhooks/shopify.server";
 
-// Stored with its job and acknowledged at once; the work runs in app/jobs/handlers.server.ts.
-export const action = ({ request }: ActionFunctionArgs) => receiveShopifyWebhook(request);
+// Only products/delete is taken here: stored with its job and acknowledged at once;
+// the work runs in app/jobs/handlers.server.ts.
+export const action = ({ request }: ActionFunctionArgs) =>
+  receiveShopifyWebhook(request, { topics: ["products/delete"] });

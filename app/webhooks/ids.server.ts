@@ -13,6 +13,8 @@ const INTEGER_LITERAL = /^-?\d+$/;
  * JSON.parse, except that an integer too large for a double to hold exactly becomes the string
  * of its digits (Node ≥ 21 hands the reviver each primitive's source text). Smaller numbers,
  * decimals (prices are strings anyway) and everything else parse as usual.
+ * The reviver recurses: on input nested thousands deep it overflows the stack. At an edge,
+ * parse with `parseJsonBounded(text, { lossless: true })` (json-limits.server.ts) instead.
  */
 export function parseJsonLossless(text: string): unknown {
   const reviver: Reviver = (_key, value, context) =>

@@ -227,7 +227,7 @@ describe("install and expiring offline tokens", () => {
       shopifyWebhookRequest("https://app.test/webhooks/app/uninstalled", {
         topic: "app/uninstalled",
         shop: SHOP,
-        body: { id: 1, domain: SHOP },
+        body: { id: 1, domain: SHOP, myshopify_domain: SHOP },
       }),
     );
     expect(res.status).toBe(200);

@@ -3,7 +3,7 @@
  * and pass `authenticate.webhook`: a real HMAC is accepted, a forged one is refused.
  */
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { action as uninstalled } from "../../app/routes/webhooks.app.uninstalled";
 import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
@@ -30,6 +30,9 @@ beforeAll(async () => {
   sim = await startShopSim({ appUrl: app.url, apiSecret: "test-api-secret" });
   sim.addShop(SHOP);
 });
+
+// Webhooks are taken for installed shops only (and one test below uninstalls it).
+beforeEach(() => recordInstall(prisma, SHOP, "read_orders"));
 
 afterAll(async () => {
   await sim.close();

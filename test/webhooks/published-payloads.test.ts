@@ -367,7 +367,12 @@ describe("Shopify's documented example payloads through the real routes", () => 
     async function orderEvent(id: string, customerId: string, email: string, shop = SHOP) {
       await post(
         "orders/updated",
-        JSON.stringify({ id: Number(id), email, customer: { id: Number(customerId), email } }),
+        JSON.stringify({
+          id: Number(id),
+          email,
+          customer: { id: Number(customerId), email },
+          line_items: [],
+        }),
         shop,
       );
     }

@@ -139,6 +139,7 @@ describe("compliance webhooks", () => {
     await seedOrders();
     await deliver("customers/data_request", {
       shop_domain: SHOP,
+      shop_id: 1,
       customer: { id: 7, email: "ann@example.com" },
       orders_requested: [1, 2],
       data_request: { id: 9 },
@@ -160,6 +161,7 @@ describe("compliance webhooks", () => {
     await seedOrders();
     await deliver("customers/redact", {
       shop_domain: SHOP,
+      shop_id: 1,
       customer: { id: 7, email: "ann@example.com", phone: "+15550000" },
       orders_to_redact: [1, 2],
     });
