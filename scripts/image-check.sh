@@ -180,7 +180,7 @@ mapfile -t MIGRATE < <(json_words "$(compose_command migrate)")
 [[ $(json_words "$(compose_command web)") == $(json_words "$WEB_CMD") ]] || fail "compose.yaml's web command differs from the Dockerfile's CMD"
 
 # ---- what the image holds ------------------------------------------------------------------
-for dev in tsx .bin/tsx vitest @remix-run/dev typescript eslint @shopify/cli node; do
+for dev in tsx .bin/tsx vitest @remix-run/dev eslint @shopify/cli node; do
   [[ ! -e $IMAGE/node_modules/$dev ]] || fail "the image holds node_modules/$dev"
 done
 ! PATH=$RUN_PATH command -v tsx >/dev/null || fail "tsx is on the run PATH"
