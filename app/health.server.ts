@@ -53,7 +53,7 @@ export async function checkDatabase(db: Db = prisma): Promise<"ok" | "unavailabl
 export type MigrationsVerdict =
   | { state: "ok" }
   | { state: "missing"; reason: string }
-  | { state: "unavailable" };
+  | { state: "unavailable"; reason: string };
 
 let folder: Migration[] | undefined;
 /** The migrations folder, read once per process (it never changes under a running process). */
@@ -79,12 +79,19 @@ export async function checkMigrations(
   const maxAge = opts.maxAgeMs ?? MIGRATIONS_CACHE_MS;
   const hit = cache.get(db);
   if (hit && Date.now() - hit.at < maxAge) return hit.verdict;
-  const verdict = await readVerdict(db, opts.migrations ?? folderMigrations());
+  const verdict = await readVerdict(db, opts.migrations);
   if (verdict.state !== "unavailable") cache.set(db, { at: Date.now(), verdict });
   return verdict;
 }
 
-async function readVerdict(db: Db, migrations: Migration[]): Promise<MigrationsVerdict> {
+async function readVerdict(db: Db, given?: Migration[]): Promise<MigrationsVerdict> {
+  let migrations: Migration[];
+  try {
+    migrations = given ?? folderMigrations();
+  } catch {
+    // Started from another working directory than the one holding prisma/migrations.
+    return { state: "unavailable", reason: "no prisma/migrations folder in the working directory" };
+  }
   try {
     const [table] = await withTimeout(
       db.$queryRaw<{ present: boolean }[]>`
@@ -103,7 +110,7 @@ async function readVerdict(db: Db, migrations: Migration[]): Promise<MigrationsV
     return reason ? { state: "missing", reason } : { state: "ok" };
   } catch (error) {
     logger.warn({ err: (error as Error).message }, "health check: migrations unreadable");
-    return { state: "unavailable" };
+    return { state: "unavailable", reason: "the migrations table is unreadable" };
   }
 }
 
@@ -133,7 +140,7 @@ export async function liveness(db: Db = prisma): Promise<HealthReport> {
   }
   return {
     ok: false,
-    body: { db: "ok", migrations: "unknown", reason: "the migrations table is unreadable" },
+    body: { db: "ok", migrations: "unknown", reason: migrations.reason },
   };
 }
 
