@@ -1,11 +1,7 @@
-import { json } from "@remix-run/node";
-import { checkDatabase } from "../health.server";
+import { healthResponse, liveness } from "../health.server";
 
-/** Liveness and readiness for load balancers: 200 once the database answers a real query. */
-export const loader = async () => {
-  const db = await checkDatabase();
-  return json(
-    { db },
-    { status: db === "ok" ? 200 : 503, headers: { "Cache-Control": "no-store" } },
-  );
-};
+/**
+ * Liveness: 200 `{"db":"ok","migrations":"ok"}` once the database answers a real query and has
+ * every migration of prisma/migrations; 503 with a plain `reason` otherwise.
+ */
+export const loader = async () => healthResponse(await liveness());
