@@ -98,17 +98,17 @@ export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
 }
 
 /**
- * The request's body as text, read chunk by chunk up to `maxBytes`: a Content-Length that
- * declares more is refused before anything is read, and a body that turns out longer is
- * refused as soon as the limit is passed (the rest is never read). Throws BodyLimitError.
+ * The request's body, read chunk by chunk up to `maxBytes`: a Content-Length that declares more
+ * is refused before anything is read, and a body that turns out longer is refused as soon as
+ * the limit is passed (the rest is never read). Throws BodyLimitError.
  */
-export async function readTextLimited(request: Request, maxBytes: number): Promise<string> {
+export async function readBytesLimited(request: Request, maxBytes: number): Promise<Buffer> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
     await request.body?.cancel().catch(() => undefined);
     throw new BodyLimitError("too_large", `body is larger than ${maxBytes} bytes`);
   }
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -122,5 +122,10 @@ export async function readTextLimited(request: Request, maxBytes: number): Promi
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** readBytesLimited, as UTF-8 text. */
+export async function readTextLimited(request: Request, maxBytes: number): Promise<string> {
+  return (await readBytesLimited(request, maxBytes)).toString("utf8");
 }

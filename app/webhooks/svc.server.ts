@@ -14,6 +14,7 @@ import { z } from "zod";
 import { prisma } from "../db.server";
 import { logger } from "../logger.server";
 import { hashWebhookSecret } from "../svc/webhook-secret.server";
+import { BodyLimitError, jsonDepthExceeds, readBytesLimited } from "./json-limits.server";
 import { recordEvent, recordIgnoredEvent } from "./intake.server";
 import { routeSvcEvent } from "./svc-route.server";
 
@@ -41,45 +42,6 @@ function reply(status: number, body: object): Response {
   });
 }
 
-/** Reads at most `limit` bytes of the body; null when it is longer. */
-async function readLimited(request: Request, limit: number): Promise<Buffer | null> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) return null;
-  if (!request.body) return Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(Buffer.from(value));
-  }
-  return Buffer.concat(chunks);
-}
-
-/** True when the JSON text nests objects and arrays deeper than `max` (strings skipped). */
-export function nestsDeeper(raw: Buffer, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i];
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped byte
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
-
 /** Base64 of a 32-byte HMAC-SHA256: 44 characters, one padding sign. */
 const SIGN_FORMAT = /^[A-Za-z0-9+/]{43}=$/;
 
@@ -103,14 +65,20 @@ export async function receiveSvcWebhook(request: Request, secret: string): Promi
   const accounts = rows.flatMap((a) => (a.shopDomain ? [{ ...a, shopDomain: a.shopDomain }] : []));
   if (accounts.length === 0) return reply(404, { code: 404, result: "not found" });
 
-  const raw = await readLimited(request, MAX_BODY_BYTES);
-  if (raw === null) return reply(413, { code: 413, result: "body too large" });
-  if (nestsDeeper(raw, MAX_JSON_DEPTH)) {
+  let raw: Buffer;
+  try {
+    raw = await readBytesLimited(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof BodyLimitError) return reply(413, { code: 413, result: "body too large" });
+    throw error;
+  }
+  const text = raw.toString("utf8");
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
     return reply(400, { code: 400, result: "body nests too deeply" });
   }
   let json: unknown;
   try {
-    json = JSON.parse(raw.toString("utf8"));
+    json = JSON.parse(text);
   } catch {
     return reply(400, { code: 400, result: "body is not JSON" });
   }

@@ -187,7 +187,7 @@ describe("the partner account", () => {
       shopDomain: null,
     });
     // The operator's key is stored encrypted, never in clear.
-    expect(accounts[0]!.apiKeyEnc).toMatch(/^v1\./);
+    expect(accounts[0]!.apiKeyEnc).toMatch(/^v2\./);
     expect(accounts[0]!.apiKeyEnc).not.toContain("partner-api-key-for-tests");
   });
 });
