@@ -19,6 +19,7 @@ import {
   announcesBody,
   type BodyLimits,
   bodyLimitFor,
+  bodyWithin,
   checkDeclaredBody,
   DEFAULT_BODY_LIMITS,
   dropRestAndClose,
@@ -125,13 +126,12 @@ export function createAppServer(build: ServerBuild, options: AppServerOptions): 
         // No route has this path: a plain 404 here, rather than Remix's default error page,
         // which writes the full URL (and any credential in it) to stderr.
         if (route === "unmatched" && !REMIX_INTERNAL.has(pathname)) {
-          const unread = announcesBody(req);
-          res.writeHead(404, {
-            "Content-Type": "text/plain; charset=utf-8",
-            ...(unread ? { Connection: "close" } : {}),
-          });
+          if (announcesBody(req) && !(await bodyWithin(req, limit))) {
+            refuse(req, res, { status: 413, message: "request body too large" });
+            return;
+          }
+          res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
           res.end("Not found");
-          if (unread) dropRestAndClose(req);
           return;
         }
 

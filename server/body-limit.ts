@@ -156,3 +156,21 @@ export function limitedBody(
     { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
   );
 }
+
+/** Reads and drops a body nobody wants; false as soon as it passes `limit` bytes. */
+export function bodyWithin(req: IncomingMessage, limit: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off("data", onData);
+        req.pause();
+        resolve(false);
+      }
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(true));
+    req.once("close", () => resolve(size <= limit));
+  });
+}
