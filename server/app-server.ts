@@ -22,7 +22,7 @@ import {
   bodyWithin,
   checkDeclaredBody,
   DEFAULT_BODY_LIMITS,
-  dropRestAndClose,
+  lingerThenClose,
   limitedBody,
   refuse,
 } from "./body-limit";
@@ -159,9 +159,9 @@ export function createAppServer(build: ServerBuild, options: AppServerOptions): 
         }
         // A body the route did not read to the end: answer, then close rather than reuse.
         const unread = hasBody && !req.complete;
+        if (unread) lingerThenClose(req);
         const close = unread || closing !== undefined;
         await writeFetchResponse(req, res, response, close ? { Connection: "close" } : {});
-        if (unread) dropRestAndClose(req);
       })
       .catch((error: unknown) => {
         runtime.withLogContext({ requestId }, () =>

@@ -29,9 +29,13 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
   other: 16 * 1024,
 };
 
-/** After a refusal: drop at most this much of what the client still sends, this long. */
-const LINGER_BYTES = 1024 * 1024;
-const LINGER_MS = 2000;
+/**
+ * After a refusal: how long what the client still sends is read and dropped. Closing a socket
+ * with unread data sends a reset, and a reset makes the client's system discard the answer it
+ * has not read yet; so the server reads (memory flat, time bounded) until the client, having
+ * read the answer, closes.
+ */
+const LINGER_MS = 3000;
 
 export class BodyTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -78,6 +82,7 @@ export function checkDeclaredBody(req: IncomingMessage, limit: number): Refusal 
  * client still sends for a moment so that it reads the answer rather than a reset.
  */
 export function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
+  lingerThenClose(req);
   if (!res.headersSent && !res.destroyed) {
     const body = JSON.stringify({ error: refusal.message });
     res.writeHead(refusal.status, {
@@ -87,21 +92,24 @@ export function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refus
     });
     res.end(body);
   }
-  dropRestAndClose(req);
 }
 
-/** Reads and drops the rest of a request body for a moment, then closes the connection. */
-export function dropRestAndClose(req: IncomingMessage): void {
-  const socket = req.socket;
+/**
+ * For an answer sent before the request body ended (call before answering, with Connection:
+ * close): the rest of the body is read and dropped, and the connection closes once the client
+ * has closed its side, or after LINGER_MS. Node would otherwise destroy the socket as soon as
+ * the answer is written (its destroySoon), resetting a client that is still sending.
+ */
+export function lingerThenClose(req: IncomingMessage): void {
+  const socket = req.socket as IncomingMessage["socket"] & { destroySoon?: () => void };
   if (socket.destroyed) return;
-  let dropped = 0;
+  socket.destroySoon = () => {
+    if (socket.writable) socket.end(); // our side is done; keep reading until the client's is
+  };
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
   socket.once("close", () => clearTimeout(timer));
-  req.on("data", (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > LINGER_BYTES) socket.destroy();
-  });
+  req.on("data", () => {});
   req.resume();
 }
 
