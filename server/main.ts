@@ -3,8 +3,8 @@
  * scripts/build-server.mjs; it loads the Remix build next to it, build/index.js).
  *
  * NODE_ENV defaults to production (a banner the compiler puts first in build/server.js, before
- * the build reads its configuration). SIGTERM or
- * SIGINT drains the server, stops the in-process worker if there is one, closes the database.
+ * the build reads its configuration). SIGTERM or SIGINT drains the server, stops the in-process
+ * worker if there is one, closes the database.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
