@@ -26,6 +26,34 @@ const postgresUrl = z
 const base = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  // The HTTP server (server/app-server.ts). HOST unset: every interface (as remix-serve did).
+  HOST: z.string().min(1).max(255).optional(),
+  /**
+   * How many reverse proxies (load balancer, CDN) stand in front of the app: only then are
+   * X-Forwarded-For / X-Forwarded-Proto believed, and only that many hops deep. "off" or 0
+   * (the default): the socket's own address and protocol.
+   */
+  TRUST_PROXY: z
+    .union([z.literal("off"), z.literal("false"), z.coerce.number().int().min(0).max(10)])
+    .default(0)
+    .transform((v) => (typeof v === "number" ? v : 0)),
+  /** Longer than the load balancer's idle timeout (60 s on most), so it closes first. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
+  /** The whole request, body included, must arrive within this (408 otherwise). */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /**
+   * Shopify webhook bodies. Shopify documents no cap for HTTPS deliveries (its staff speak of
+   * "upwards of a megabyte" for large orders); raise this if large orders' webhooks get 413.
+   */
+  SHOPIFY_WEBHOOK_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
+  /** After SIGTERM: in-flight requests and jobs get this long, then the process exits anyway. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SHOPIFY_API_KEY: z.string().min(1).optional(),
   SHOPIFY_API_SECRET: z.string().min(1).optional(),

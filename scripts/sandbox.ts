@@ -11,16 +11,13 @@
  * With SANDBOX_JSON=1 it prints one JSON line with the addresses and the demo API key (for
  * the browser test).
  */
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { extname, join, normalize, resolve } from "node:path";
+import { existsSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { PrismaClient } from "@prisma/client";
-import {
-  createReadableStreamFromReadable,
-  createRequestHandler,
-  type ServerBuild,
-} from "@remix-run/node";
+import type { ServerBuild } from "@remix-run/node";
+import { createAppServer } from "../server/app-server";
+import { serverRuntimeOf } from "../server/runtime";
 import { startServiceSim } from "../test/sim/service";
 import { routeShopifyToSim } from "../test/sim/shop/route-shopify";
 import { startShopSim } from "../test/sim/shop/server";
@@ -128,83 +125,16 @@ await prisma.shop.upsert({
   update: { uninstalledAt: null, settings: demoSettings },
 });
 
-// 5. HTTP: the build's assets from public/, everything else to Remix.
-const handle = createRequestHandler(build, "development");
-const PUBLIC = resolve("public");
-const TYPES: Record<string, string> = {
-  ".js": "text/javascript",
-  ".css": "text/css",
-  ".map": "application/json",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".woff2": "font/woff2",
-};
-
-function serveStatic(req: IncomingMessage, res: ServerResponse): boolean {
-  const path = decodeURIComponent((req.url ?? "/").split("?")[0]!);
-  if (req.method !== "GET" || path === "/") return false;
-  const file = normalize(join(PUBLIC, path));
-  if (!file.startsWith(PUBLIC + "/") || !existsSync(file) || !statSync(file).isFile()) return false;
-  res.writeHead(200, {
-    "Content-Type": TYPES[extname(file)] ?? "application/octet-stream",
-    "Cache-Control": path.startsWith("/build/")
-      ? "public, max-age=31536000, immutable"
-      : "no-cache",
-  });
-  res.end(readFileSync(file));
-  return true;
-}
-
-async function toRemix(req: IncomingMessage, res: ServerResponse) {
-  const controller = new AbortController();
-  res.on("close", () => controller.abort());
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (Array.isArray(v)) for (const one of v) headers.append(k, one);
-    else if (typeof v === "string") headers.set(k, v);
-  }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  const request = new Request(new URL(req.url ?? "/", APP_URL), {
-    method: req.method,
-    headers,
-    signal: controller.signal,
-    ...(hasBody ? { body: createReadableStreamFromReadable(req), duplex: "half" } : {}),
-  } as RequestInit);
-  const response = await handle(request);
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of response.headers) {
-    if (k === "set-cookie") continue;
-    out[k] = v;
-  }
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) out["set-cookie"] = cookies;
-  res.writeHead(response.status, out);
-  if (!response.body) return res.end();
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    res.write(chunk);
-  }
-  res.end();
-}
-
-const server = createServer((req, res) => {
-  if (serveStatic(req, res)) return;
-  toRemix(req, res).catch((error: unknown) => {
-    console.error(error);
-    if (!res.headersSent) res.writeHead(500).end("Internal error");
-    else res.end();
-  });
+// 5. HTTP: the production server's edges (body limits, redacted request log, drain), in the
+// development mode of Remix (error details in responses).
+const runtime = serverRuntimeOf(build);
+const app = createAppServer(build, { runtime, mode: "development" });
+await app.listen(PORT, HOST);
+// Ctrl+C: the app's shutdown runs this first (then the database), and exits.
+runtime.onShutdown("sandbox", 5, async () => {
+  await app.close(2000);
+  await Promise.all([svcSim.close(), shopSim.close()]);
 });
-await new Promise<void>((r) => server.listen(PORT, HOST, r));
-
-const stop = () => {
-  server.closeAllConnections();
-  server.close();
-  void svcSim.close();
-  void shopSim.close();
-};
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
 
 if (json) {
   console.log(
