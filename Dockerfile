@@ -19,8 +19,7 @@ COPY prisma ./prisma
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
-# tsx is a dependency for the development scripts only; nothing in build/ uses it.
-RUN npm prune --omit=dev --no-audit --no-fund && rm -rf node_modules/tsx node_modules/.bin/tsx
+RUN npm prune --omit=dev --no-audit --no-fund
 
 # ---- run: the compiled app and its production dependencies, as an unprivileged user ----------
 FROM node:24-slim

@@ -9,6 +9,7 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import type { ServerRuntime } from "../server/runtime";
 import { config } from "./config.server";
+import { refuseUnlessMigrated } from "./health.server";
 import { setDraining } from "./draining.server";
 import { startInProcessWorkerIfConfigured } from "./jobs/runtime.server";
 import { withLogContext } from "./log-context.server";
@@ -32,6 +33,7 @@ export const serverRuntime: ServerRuntime = {
   handleMetricsHttp,
   setDraining,
   onShutdown,
+  refuseUnlessMigrated: (what) => refuseUnlessMigrated(what),
 };
 
 /** Errors of loaders and actions: one log line (never the URL: it may carry a credential). */

@@ -1,7 +1,9 @@
 /**
- * Compiles the two production entry points to plain JavaScript (no tsx at run time):
+ * Compiles the production entry points to plain JavaScript (no tsx at run time):
  *   server/main.ts          → build/server.js   (`npm start`)
  *   app/jobs/worker.main.ts → build/worker.js   (`npm run worker`)
+ *   scripts/migrate.ts      → build/migrate.js  (`npm run db:migrate`)
+ *   scripts/secrets.ts      → build/secrets.js  (`npm run secrets:rotate`)
  * Packages stay external (resolved from node_modules at run time, as the Remix build does).
  * Run after `remix build` (npm run build does both).
  */
@@ -22,5 +24,7 @@ const common = {
 await Promise.all([
   build({ ...common, entryPoints: ["server/main.ts"], outfile: "build/server.js" }),
   build({ ...common, entryPoints: ["app/jobs/worker.main.ts"], outfile: "build/worker.js" }),
+  build({ ...common, entryPoints: ["scripts/migrate.ts"], outfile: "build/migrate.js" }),
+  build({ ...common, entryPoints: ["scripts/secrets.ts"], outfile: "build/secrets.js" }),
 ]);
-console.log("built build/server.js and build/worker.js");
+console.log("built build/server.js, build/worker.js, build/migrate.js and build/secrets.js");

@@ -32,9 +32,28 @@ async function main(): Promise<number> {
       ? `db:migrate: ${applied.length} migration(s) applied to schema "${schema}"`
       : `db:migrate: schema "${schema}" is up to date`,
   );
-  // Secrets at rest are migrated here too once app/db/secrets-migration.server.ts exists
-  // (see docs/deploy.md); it runs after the schema is complete.
-  return 0;
+  // Then secrets at rest (clear legacy values encrypted, old-key values re-encrypted), once
+  // the schema is complete. It needs the app's configuration (ENCRYPTION_KEY above all), so
+  // it is loaded only now; without ENCRYPTION_KEY the step is skipped and says so.
+  if (!process.env.ENCRYPTION_KEY) {
+    console.log("db:migrate: secrets skipped (ENCRYPTION_KEY is not set)");
+    return 0;
+  }
+  const { prisma, closeDatabase } = await import("../app/db.server");
+  const { migrateSecrets } = await import("../app/db/secrets-migration.server");
+  try {
+    const r = await migrateSecrets(prisma, {
+      log: (level, msg, data) =>
+        console.log(`db:migrate: ${level}: ${msg} ${JSON.stringify(data ?? {})}`),
+    });
+    console.log(
+      `db:migrate: secrets: ${r.tokensEncrypted} clear token(s) encrypted, ${r.reencrypted} ` +
+        `re-encrypted, ${r.webhookSecretsMoved} webhook secret(s) moved, ${r.unreadable} unreadable`,
+    );
+    return r.unreadable > 0 ? 1 : 0;
+  } finally {
+    await closeDatabase();
+  }
 }
 
 main().then(

@@ -20,7 +20,7 @@ import { logger } from "../app/logger.server";
 
 const command = process.argv[2] ?? "rotate";
 if (command !== "rotate") {
-  console.error("usage: tsx scripts/secrets.ts rotate");
+  console.error("usage: npm run secrets:rotate (node build/secrets.js rotate)");
   process.exit(2);
 }
 

@@ -52,5 +52,6 @@ runtime.onShutdown("http", 5, async () => {
   logger.info({}, "HTTP server closed");
 });
 
+await runtime.refuseUnlessMigrated("npm start");
 const port = await app.listen(config.PORT, config.HOST);
 logger.info({ port, host: config.HOST ?? "*", trustProxy: config.TRUST_PROXY }, "server listening");

@@ -38,6 +38,11 @@ export interface ServerRuntime {
   /** Answers `/metrics` when configured to; false for every other request. */
   handleMetricsHttp(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   setDraining(value?: boolean): void;
+  /**
+   * Exits with one line when the database lacks a migration (run before listening), instead of
+   * failing later on a missing table.
+   */
+  refuseUnlessMigrated(what: string): Promise<void>;
   /** Registers a shutdown step (lower order first: http 5, worker 10, database 90). */
   onShutdown(name: string, order: number, run: () => Promise<void>): void;
 }

@@ -3,6 +3,7 @@
  * SIGTERM finishes or releases what it holds.
  */
 import { config } from "../config.server";
+import { refuseUnlessMigrated } from "../health.server";
 import { startWorker } from "./runtime.server";
 
 if (config.embeddedDatabase) {
@@ -12,4 +13,5 @@ if (config.embeddedDatabase) {
   );
   process.exit(2);
 }
+await refuseUnlessMigrated("npm run worker");
 startWorker();

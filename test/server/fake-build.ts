@@ -37,6 +37,7 @@ export function captureRuntime(): Captured {
     handleMetricsHttp: async () => false,
     setDraining,
     onShutdown: () => {},
+    refuseUnlessMigrated: async () => {},
   };
   const text = () => chunks.join("");
   const lines = () =>
