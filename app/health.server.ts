@@ -28,10 +28,16 @@ const MIGRATIONS_CACHE_MS = 5000;
 
 type Db = Pick<PrismaClient, "$queryRaw">;
 
-function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+/**
+ * How long the start-up gate waits for the first answer: the embedded database starts and
+ * applies its migrations on the first query, which takes seconds on a loaded machine.
+ */
+const STARTUP_TIMEOUT_MS = 60_000;
+
+function withTimeout<T>(work: Promise<T>, what: string, ms = TIMEOUT_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out`)), TIMEOUT_MS);
+    timer = setTimeout(() => reject(new Error(`${what} timed out`)), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -171,6 +177,11 @@ export async function refuseUnlessMigrated(
   db: Db = prisma,
   exit: (code: number) => never = process.exit,
 ): Promise<void> {
+  // The first query may start the database (embedded: and migrate it): give it its time, so
+  // that the health checks' short time-out below is not taken for a missing database.
+  await withTimeout(db.$queryRaw`SELECT 1`, "database start", STARTUP_TIMEOUT_MS).catch(
+    () => undefined,
+  );
   const report = await liveness(db);
   if (report.ok) return;
   const hint = report.body.migrations === "missing" ? "; run `npm run db:migrate` first" : "";

@@ -19,7 +19,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const SHOTS = "artifacts/screenshots";
 let sandbox: ChildProcess;
-let info: { url: string; signIn: string; apiKey: string; shop: string; shopSimUrl: string };
+let info: {
+  url: string;
+  signIn: string;
+  apiKey: string;
+  shop: string;
+  shopSimUrl: string;
+  svcSimUrl: string;
+};
 let browser: Browser;
 let page: Page;
 let dataDir: string;
@@ -126,6 +133,8 @@ beforeAll(async () => {
       PORT: String(port),
       SANDBOX_JSON: "1",
       SANDBOX_DATA_DIR: join(dataDir, "db"),
+      // Every request logged, so the last test can read the whole log for secrets.
+      LOG_LEVEL: "info",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -242,5 +251,29 @@ describe("the sandbox in a browser", () => {
       .waitFor();
     await shot("08-order-held-protected-data");
     await shopSim("protected-customer-data", { granted: true });
+  });
+
+  it("wrote none of the secrets it used to its log", async () => {
+    const secrets = new Set<string>([info.apiKey]);
+    const deliveries = (await (await fetch(`${info.svcSimUrl}/__sim/webhooks`)).json()) as {
+      url: string;
+    }[];
+    for (const d of deliveries) {
+      const secret = /\/webhooks\/svc\/([^/?#]+)/.exec(d.url)?.[1];
+      if (secret) secrets.add(secret);
+    }
+    const tokens = (await (await fetch(`${info.svcSimUrl}/__sim/tokens`)).json()) as {
+      accessToken: string;
+      refreshToken: string;
+    }[];
+    for (const t of tokens) secrets.add(t.accessToken).add(t.refreshToken);
+    // The API key, at least one webhook secret, and the service's tokens.
+    expect(secrets.size).toBeGreaterThanOrEqual(4);
+    // The harness's own ready line hands the demo key to this test; the rest is the app's log.
+    const lines = output.split("\n").filter((l) => !l.startsWith('{"ready":true'));
+    const requestLines = lines.filter((l) => l.includes('"msg":"request"'));
+    expect(requestLines.some((l) => l.includes("/webhooks/svc/[redacted]"))).toBe(true);
+    const log = lines.join("\n");
+    for (const secret of secrets) expect(log).not.toContain(secret);
   });
 });

@@ -140,6 +140,16 @@ export async function handleAdmin(
           200,
           sim.state.shopProducts.filter((p) => !q("accountId") || p.accountId === q("accountId")),
         );
+      case "GET tokens": // every token issued, so a test can look for them where they must not be
+        return sendJson(
+          res,
+          200,
+          [...sim.state.tokensByAccess.values()].map((t) => ({
+            accountId: t.accountId,
+            accessToken: t.accessToken,
+            refreshToken: t.refreshToken,
+          })),
+        );
       case "GET webhooks":
         return sendJson(res, 200, sim.webhookDeliveries());
       case "POST webhooks/:": // POST /__sim/webhooks/deliver
