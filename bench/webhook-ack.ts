@@ -31,6 +31,8 @@ const { values } = parseArgs({
     port: { type: "string", default: "3917" },
     /** Seconds the worker gets after the last request, before the jobs are checked. */
     drain: { type: "string", default: "10" },
+    /** "0" runs no worker during the measurement (it starts afterwards, for the check). */
+    worker: { type: "string", default: "1" },
   },
 });
 const rate = Number(values.rate);
@@ -70,7 +72,39 @@ const env: Record<string, string> = {
   SHOPIFY_APP_URL: base,
   ENCRYPTION_KEY: encryptionKey,
   LOG_LEVEL: "warn",
+  // The server's own view of each acknowledgement, read from /metrics at the end.
+  METRICS_TOKEN: randomBytes(24).toString("hex"),
 };
+
+/**
+ * The server-side acknowledgement times (dropship_webhook_ack_duration_seconds, all webhook
+ * routes): the share answered within 25 ms and the bucket bound under which 99% fell. Set
+ * beside the client's figures, it tells the server's time from the client's own queueing.
+ */
+async function serverAckView(): Promise<Record<string, number>> {
+  const res = await fetch(`${base}/metrics`, {
+    headers: { Authorization: `Bearer ${env.METRICS_TOKEN}` },
+  });
+  const buckets = new Map<number, number>();
+  const gauges: Record<string, number> = {};
+  for (const line of (await res.text()).split("\n")) {
+    const g = /^nodejs_eventloop_lag_(p99|max)_seconds (\S+)/.exec(line);
+    if (g) gauges[`server_eventloop_lag_${g[1]}_ms`] = Number((Number(g[2]) * 1000).toFixed(1));
+    const m = /^dropship_webhook_ack_duration_seconds_bucket\{.*le="([^"]+)".*\} (\d+)/.exec(line);
+    if (!m) continue;
+    const le = m[1] === "+Inf" ? Infinity : Number(m[1]);
+    buckets.set(le, (buckets.get(le) ?? 0) + Number(m[2]));
+  }
+  const bounds = [...buckets.keys()].sort((a, b) => a - b);
+  const total = buckets.get(Infinity) ?? 0;
+  const within = (le: number) => buckets.get(le) ?? 0;
+  const p99 = bounds.find((le) => within(le) >= 0.99 * total) ?? Infinity;
+  return {
+    server_le_25ms_pct: Number(((100 * within(0.025)) / Math.max(1, total)).toFixed(1)),
+    server_p99_le_ms: p99 * 1000,
+    ...gauges,
+  };
+}
 const svcSecret = randomBytes(32).toString("base64url");
 let cleanup = async () => {};
 /** A database URL the bench itself may use while the server is stopped (or always, on PG). */
@@ -138,7 +172,9 @@ async function waitHealthy(child: ChildProcess): Promise<void> {
 /** The event key the app stores for each request sent (source:key), to check afterwards. */
 function shopifyRequest(i: number): [string, RequestInit, string] {
   const eventId = randomUUID();
-  const body = JSON.stringify({ id: i, email: `c${i}@example.com`, line_items: [{ id: i }] });
+  // Shopify's ids are positive: the intake refuses an orders payload without one.
+  const id = 1_000_000 + i;
+  const body = JSON.stringify({ id, email: `c${id}@example.com`, line_items: [{ id }] });
   return [
     `${base}/webhooks/orders/create`,
     {
@@ -217,7 +253,8 @@ async function verify(keys: string[]) {
 }
 
 const server = start("build/server.js");
-const worker = values.db === "postgres" ? start("build/worker.js") : undefined;
+const withWorker = values.worker !== "0";
+let worker = values.db === "postgres" && withWorker ? start("build/worker.js") : undefined;
 const acked: string[] = [];
 let report: Record<string, unknown> = {};
 try {
@@ -260,7 +297,8 @@ try {
     bench: "webhook-ack",
     server: "build/server.js",
     database: values.db,
-    worker: values.db === "postgres" ? "build/worker.js" : "in process",
+    worker:
+      values.db !== "postgres" ? "in process" : withWorker ? "build/worker.js" : "after the run",
     kinds: ["shopify", "svc"],
     target_rps: rate,
     achieved_rps: Math.round(total / elapsed),
@@ -271,7 +309,9 @@ try {
     max_ms: Number((latencies.at(-1) ?? NaN).toFixed(1)),
     healthz_after_ms: Number((performance.now() - healthStarted).toFixed(1)),
     loadavg_1m: Number(loadavg()[0]!.toFixed(2)),
+    ...(await serverAckView()),
   };
+  if (values.db === "postgres" && !withWorker) worker = start("build/worker.js");
   // Let the worker take the queue, then stop everything (the embedded database is the server's).
   await new Promise((r) => setTimeout(r, Number(values.drain) * 1000));
 } finally {
