@@ -43,8 +43,11 @@ async function main(): Promise<number> {
   const { migrateSecrets } = await import("../app/db/secrets-migration.server");
   try {
     const r = await migrateSecrets(prisma, {
-      log: (level, msg, data) =>
-        console.log(`db:migrate: ${level}: ${msg} ${JSON.stringify(data ?? {})}`),
+      // What needs the operator (an unreadable value: table, column, row id, never the value).
+      log: (level, msg, data) => {
+        if (level === "warn" || level === "error")
+          console.error(`db:migrate: ${msg} ${JSON.stringify(data ?? {})}`);
+      },
     });
     console.log(
       `db:migrate: secrets: ${r.tokensEncrypted} clear token(s) encrypted, ${r.reencrypted} ` +

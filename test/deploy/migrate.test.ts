@@ -17,6 +17,9 @@ const MIGRATE = "scripts/migrate.ts";
 const GATE = "test/deploy/fixtures/start-gate.ts";
 const migrations = readMigrations();
 
+const SECRETS_NOTHING_TO_DO =
+  "db:migrate: secrets: 0 clear token(s) encrypted, 0 re-encrypted, 0 webhook secret(s) moved, 0 unreadable";
+
 describe("db:migrate refuses what it cannot do, with one line", () => {
   it("needs DATABASE_URL", async () => {
     const run = await runTs(MIGRATE, { DATABASE_URL: "" });
@@ -87,6 +90,8 @@ describe.skipIf(!server)("?schema= on PostgreSQL", () => {
     expect(run.stdout.trim().split("\n")).toEqual([
       ...migrations.map((m) => `applied ${m.name}`),
       `db:migrate: ${migrations.length} migration(s) applied to schema "${migrated}"`,
+      // The test environment sets ENCRYPTION_KEY: secrets at rest are migrated after the schema.
+      SECRETS_NOTHING_TO_DO,
     ]);
     expect(await tables(migrated)).toEqual(
       expect.arrayContaining(["_prisma_migrations", "Job", "Session", "Shop", "SvcAccount"]),
@@ -98,7 +103,31 @@ describe.skipIf(!server)("?schema= on PostgreSQL", () => {
   it("a second run applies nothing", async () => {
     const run = await runTs(MIGRATE, { DATABASE_URL: urlFor(migrated) });
     expect(run.code).toBe(0);
-    expect(run.stdout.trim()).toBe(`db:migrate: schema "${migrated}" is up to date`);
+    expect(run.stdout.trim().split("\n")).toEqual([
+      `db:migrate: schema "${migrated}" is up to date`,
+      SECRETS_NOTHING_TO_DO,
+    ]);
+  });
+
+  it("then encrypts a token an older version left in clear", async () => {
+    const db = clientFor(migrated);
+    await db.session.create({
+      data: {
+        id: "offline_legacy.myshopify.com",
+        shop: "legacy.myshopify.com",
+        state: "x",
+        accessToken: "legacy-clear-token-0123456789",
+      },
+    });
+    const run = await runTs(MIGRATE, { DATABASE_URL: urlFor(migrated) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("secrets: 1 clear token(s) encrypted");
+    const row = await db.session.findUniqueOrThrow({
+      where: { id: "offline_legacy.myshopify.com" },
+    });
+    expect(row.accessToken).toMatch(/^v2\./);
+    expect(row.accessToken).not.toContain("legacy-clear-token");
+    await db.session.delete({ where: { id: row.id } });
   });
 
   // Prisma's CLI lingers ~10 s after its work: a longer time-out than the default.
