@@ -33,6 +33,15 @@ const tokenApi = shopifyApi({
   logger: { level: LogSeverity.Error, log: async () => {} },
 });
 
+/**
+ * The library's own check of a webhook (HMAC of the raw body with the app secret, required
+ * headers), without what `authenticate.webhook` adds around it: a lossy JSON.parse of the body
+ * and a load (possibly a refresh) of the shop's offline session, which the intake never uses
+ * and which cost the acknowledgement a database round trip, or a token refresh, each time.
+ */
+export const validateShopifyWebhook = (request: Request, rawBody: string) =>
+  tokenApi.webhooks.validate({ rawBody, rawRequest: request });
+
 /** Offline tokens refreshed once for every process (app/shop/offline-token.server.ts). */
 export const offlineTokens = createOfflineTokens({
   db: prisma,
