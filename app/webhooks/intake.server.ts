@@ -19,6 +19,18 @@ export interface IncomingEvent {
   webhookId?: string;
   triggeredAt?: Date;
   payload: Prisma.InputJsonValue;
+  /**
+   * Store it only for a shop the app serves: installed, or (`acceptUninstalled`) known at all.
+   * Checked in the same statement as the insert, so the acknowledgement stays one round trip.
+   */
+  onlyForShop?: { acceptUninstalled: boolean };
+}
+
+export interface RecordResult {
+  duplicate: boolean;
+  eventId?: bigint;
+  /** Not stored: `onlyForShop` was set and the shop is unknown or uninstalled. */
+  refused?: "unknown shop" | "uninstalled shop";
 }
 
 /** The job kind an event becomes: `shopify:orders/create`, `svc:LOGISTIC`, … */
@@ -30,17 +42,18 @@ export function jobKindFor(source: EventSource, topic: string): string {
  * Stores the event and enqueues its job atomically, in one statement (one round trip: this is
  * the hot path of every acknowledgement). `inline` work, when given, runs in a transaction
  * with them (the uninstall mark, which must be visible at once).
- * Returns `duplicate: true` when the event was already received.
+ * Returns `duplicate: true` when the event was already received, `refused` when the shop
+ * check of `onlyForShop` failed (nothing stored, no inline work).
  */
 export async function recordEvent(
   event: IncomingEvent,
   inline?: (tx: Db) => Promise<unknown>,
   db: PrismaClient = prisma,
-): Promise<{ duplicate: boolean; eventId?: bigint }> {
+): Promise<RecordResult> {
   if (inline) {
     return db.$transaction(async (tx) => {
       const stored = await insertEventWithJob(tx, event);
-      if (!stored.duplicate) await inline(tx);
+      if (!stored.duplicate && !stored.refused) await inline(tx);
       return stored;
     });
   }
@@ -72,11 +85,20 @@ export async function recordIgnoredEvent(
  * The job's id is drawn first so that the event row can point at it; a duplicate event wastes
  * one sequence number and inserts nothing (the job insert reads from the event insert).
  */
-async function insertEventWithJob(db: Db, event: IncomingEvent) {
+async function insertEventWithJob(db: Db, event: IncomingEvent): Promise<RecordResult> {
   const kind = jobKindFor(event.source, event.topic);
-  const rows = await db.$queryRaw<{ id: bigint }[]>`
-    WITH next_job AS (
-      SELECT nextval(pg_get_serial_sequence('"Job"', 'id')) AS id
+  const gate = event.onlyForShop !== undefined;
+  const acceptUninstalled = event.onlyForShop?.acceptUninstalled ?? false;
+  const rows = await db.$queryRaw<{ allowed: number; known: number; eventId: bigint | null }[]>`
+    WITH shop AS (
+      SELECT "uninstalledAt" FROM "Shop" WHERE "domain" = ${event.shopDomain}
+    ), allowed AS (
+      SELECT 1 AS ok
+      WHERE NOT ${gate}::boolean
+         OR EXISTS (SELECT 1 FROM shop
+                    WHERE "uninstalledAt" IS NULL OR ${acceptUninstalled}::boolean)
+    ), next_job AS (
+      SELECT nextval(pg_get_serial_sequence('"Job"', 'id')) AS id FROM allowed
     ), ev AS (
       INSERT INTO "WebhookEvent" ("source", "shopDomain", "topic", "eventKey", "webhookId",
                                   "triggeredAt", "payload", "jobId")
@@ -94,7 +116,12 @@ async function insertEventWithJob(db: Db, event: IncomingEvent) {
       ON CONFLICT ("idempotencyKey") DO NOTHING
       RETURNING "id"
     )
-    SELECT ev."id" FROM ev, job`;
-  const stored = rows[0];
-  return stored ? { duplicate: false, eventId: stored.id } : { duplicate: true };
+    SELECT (SELECT count(*) FROM allowed)::int AS "allowed",
+           (SELECT count(*) FROM shop)::int AS "known",
+           (SELECT ev."id" FROM ev, job) AS "eventId"`;
+  const row = rows[0]!;
+  if (row.allowed === 0) {
+    return { duplicate: false, refused: row.known === 0 ? "unknown shop" : "uninstalled shop" };
+  }
+  return row.eventId !== null ? { duplicate: false, eventId: row.eventId } : { duplicate: true };
 }

@@ -1,7 +1,8 @@
 /**
- * Shopify webhooks in: authenticate (HMAC; a forged request gets 401 from the library and
- * stores nothing), check what the signature does not cover, store the event with its job,
- * answer 200 at once.
+ * Shopify webhooks in: authenticate (the library's own HMAC and header check; a forged request
+ * gets 401 and stores nothing), check what the signature does not cover, store the event with
+ * its job, answer 200 at once. Not `authenticate.webhook`: it also loads (and may refresh) the
+ * shop's offline session on every delivery, which the intake never uses.
  *
  * The HMAC covers the body only. Topic and shop arrive in unsigned headers, so before anything
  * is stored: the topic must be one the route declares, the shop a myshopify domain, the body a
@@ -15,13 +16,14 @@
  * as failing deliveries in the Partner Dashboard instead of events silently dropped.
  */
 import type { Prisma } from "@prisma/client";
-import { prisma } from "../db.server";
+import { WebhookValidationErrorReason } from "@shopify/shopify-api";
+import { config } from "../config.server";
 import type { Db } from "../jobs/queue.server";
 import { addLogContext } from "../log-context.server";
 import { logger } from "../logger.server";
-import { authenticate } from "../shopify.server";
+import { validateShopifyWebhook } from "../shopify.server";
 import { recordEvent } from "./intake.server";
-import { BodyLimitError, parseJsonBounded } from "./json-limits.server";
+import { BodyLimitError, parseJsonBounded, readTextLimited } from "./json-limits.server";
 import {
   acceptsUninstalledShop,
   checkTopicPayload,
@@ -44,21 +46,26 @@ export async function receiveShopifyWebhook(
   request: Request,
   route: ShopifyWebhookRoute,
 ): Promise<Response> {
+  if (request.method !== "POST") return new Response(null, { status: 405 });
   // Checked before the library sees it: the library's session lookup throws (a 500) on a shop
   // header that is not a myshopify domain.
   const shop = (request.headers.get("X-Shopify-Shop-Domain") ?? "").trim().toLowerCase();
   if (!SHOP_DOMAIN.test(shop)) return refuse(400, "shop is not a myshopify.com domain");
-  // The library parses the body with JSON.parse, which rounds ids above 2^53: keep a copy of
-  // the raw body and parse it again, keeping such ids as exact digit strings.
-  const raw = request.clone().text();
-  raw.catch(() => undefined); // awaited below once authenticated; a forged request never is
-  let ctx: Awaited<ReturnType<typeof authenticate.webhook>>;
+  // The raw body, read once within the route's limit (the server refused a larger one before
+  // reading it); it is both what the HMAC covers and what is parsed, keeping ids above 2^53
+  // as exact digit strings.
+  let raw: string;
   try {
-    ctx = await authenticate.webhook(request);
+    raw = await readTextLimited(request, config.SHOPIFY_WEBHOOK_MAX_BYTES);
   } catch (error) {
-    // A signed body that is not JSON: the library's own JSON.parse throws after the HMAC check.
-    if (error instanceof SyntaxError) return refuse(400, "body is not JSON");
+    if (error instanceof BodyLimitError) return error.toResponse();
     throw error;
+  }
+  const signed = await validateShopifyWebhook(request, raw);
+  if (!signed.valid) {
+    return signed.reason === WebhookValidationErrorReason.InvalidHmac
+      ? new Response(null, { status: 401 })
+      : refuse(400, "not a Shopify webhook");
   }
 
   const header = (request.headers.get("X-Shopify-Topic") ?? "").trim().toLowerCase();
@@ -74,7 +81,7 @@ export async function receiveShopifyWebhook(
 
   let payload: unknown;
   try {
-    payload = parseJsonBounded(await raw, { lossless: true });
+    payload = parseJsonBounded(raw, { lossless: true });
   } catch (error) {
     if (error instanceof BodyLimitError) return refuse(error.status, error.message);
     throw error;
@@ -90,31 +97,26 @@ export async function receiveShopifyWebhook(
   // (no settings, no service account, no session), and an error would only make Shopify retry
   // for 4 hours and count the failures against the subscription. Webhooks in flight at an
   // uninstall land here; so does a body replayed under a shop the app does not serve.
-  const known = await prisma.shop.findUnique({
-    where: { domain: shop },
-    select: { uninstalledAt: true },
-  });
-  if (!known || (known.uninstalledAt && !acceptsUninstalledShop(topic))) {
-    logger.warn(
-      { shop, topic, known: Boolean(known) },
-      "Shopify webhook for a shop that is not installed: acknowledged, not stored",
-    );
-    return new Response(null, { status: 200 });
-  }
-
-  const triggered = ctx.triggeredAt ? new Date(ctx.triggeredAt) : undefined;
+  const triggered = signed.triggeredAt ? new Date(signed.triggeredAt) : undefined;
   const inline = route.inline;
-  await recordEvent(
+  const stored = await recordEvent(
     {
       source: "shopify",
       shopDomain: shop,
       topic,
-      eventKey: ctx.eventId || ctx.webhookId,
-      webhookId: ctx.webhookId,
+      eventKey: ("eventId" in signed && signed.eventId) || signed.webhookId,
+      webhookId: signed.webhookId,
       triggeredAt: triggered && !Number.isNaN(triggered.getTime()) ? triggered : undefined,
       payload: (payload ?? {}) as Prisma.InputJsonValue,
+      onlyForShop: { acceptUninstalled: acceptsUninstalledShop(topic) },
     },
     inline ? (tx) => inline(tx, shop) : undefined,
   );
+  if (stored.refused) {
+    logger.warn(
+      { shop, topic, known: stored.refused !== "unknown shop" },
+      "Shopify webhook for a shop that is not installed: acknowledged, not stored",
+    );
+  }
   return new Response(null, { status: 200 });
 }
