@@ -4,7 +4,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "~": resolve(import.meta.dirname, "app") } },
   test: {
-    include: ["test/**/*.test.ts", "app/**/*.test.ts"],
+    // MUTATION_TESTS (comma-separated files) narrows the run to the tests of one module when
+    // Stryker mutates it (scripts/mutation.mjs); otherwise every test.
+    include: process.env.MUTATION_TESTS
+      ? process.env.MUTATION_TESTS.split(",")
+      : ["test/**/*.test.ts", "app/**/*.test.ts"],
     exclude: ["test/browser/**", "node_modules/**"],
     globalSetup: ["test/global-setup.ts"],
     // Each test file gets its own database (see test/setup-db.ts).
