@@ -12,7 +12,7 @@ Runs Stryker once per core module (mutation/modules.json) with only that module'
   module...      modules to run (paths as in mutation/modules.json, or a unique part of one:
                  decimal, pay, webhooks/svc); default: every module
   --changed      only the modules whose content hash (module + its test files) differs from
-                 the one recorded in mutation/modules.json
+                 the one recorded in mutation/modules.json, or that were never recorded
   --base REV     only the modules whose file or test files changed since git revision REV
   --ci           what CI runs: --changed, skipping modules never recorded (not yet measured,
                  not enforced), and failing if a changed module falls under the ratchet

@@ -49,7 +49,8 @@ try {
   process.exit(2);
 }
 
-const git = (...a) => execFileSync("git", a, { cwd: root, encoding: "utf8" });
+const git = (...a) =>
+  execFileSync("git", a, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 // CI with --base REV holds each module to the record committed at REV (the target branch), not
 // to the submission's own: a submission that re-records a lower score cannot lower its bar.
@@ -58,11 +59,14 @@ if (opts.ci && opts.base) {
   let baseMap;
   try {
     baseMap = JSON.parse(git("show", `${opts.base}:mutation/modules.json`));
+    console.log(`Mutation ratchet against the scores recorded at ${opts.base}`);
   } catch {
-    baseMap = { modules: {} }; // no map at REV: nothing was recorded there
+    baseMap = { modules: {} };
+    console.log(
+      `No mutation/modules.json at ${opts.base}: nothing recorded there, nothing enforced`,
+    );
   }
   records = Object.fromEntries(names.map((m) => [m, baseMap.modules?.[m]?.recorded]));
-  console.log(`Mutation ratchet against the scores recorded at ${opts.base}`);
 }
 
 const modules = names.map((module) => {
@@ -205,7 +209,21 @@ for (const r of rows.filter((x) => x.failed)) {
 if (reports.length > 0) console.log(`\nReport: reports/mutation/mutation.html (and .json)`);
 if (opts.ci && toRun.length === 0)
   console.log("\nNo recorded core module changed: nothing to run.");
+const stale = rows.filter(
+  (r) => r.counts && map.modules[r.module].recorded?.hash !== hashOf(r.module),
+);
+if (!opts.record && stale.length > 0) {
+  const list = stale.map((r) => r.module);
+  console.log(
+    `\nNot recorded for their current content: ${list.join(", ")}.` +
+      `\nRecord (and commit mutation/modules.json): npm run test:mutation -- --record ${list.join(" ")}`,
+  );
+}
 process.exit(failed ? 1 : 0);
+
+function hashOf(module) {
+  return modules.find((m) => m.module === module)?.hash;
+}
 
 function oneLine(s = "") {
   const t = s.replace(/\s+/g, " ");
