@@ -187,7 +187,10 @@ if (reports.length > 0) {
   writeFileSync(join(OUT, "mutation.html"), reportHtml(merged));
 }
 if (opts.record && rows.some((r) => r.counts)) {
-  writeFileSync(MAP, `${JSON.stringify(map, null, 2)}\n`);
+  // Formatted as `npm run lint` (prettier --check) wants it.
+  const prettier = await import("prettier");
+  const options = (await prettier.resolveConfig(MAP)) ?? {};
+  writeFileSync(MAP, await prettier.format(JSON.stringify(map), { ...options, filepath: MAP }));
   console.log(
     `\nRecorded in mutation/modules.json: ${rows
       .filter((r) => r.counts)
