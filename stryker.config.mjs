@@ -1,6 +1,9 @@
 // Mutation testing of the money and order core (issue 20): `npm run test:mutation`
 // (scripts/mutation.mjs) runs Stryker once per core module with only the test files that
 // exercise it (MUTATION_TESTS narrows vitest.config.ts's include), incrementally.
+// MUTATION_REPORT_BASE (set by the script: reports/mutation/modules/<module>) gives each module
+// its own incremental file and reports, so that one module's run never discards another's.
+const base = process.env.MUTATION_REPORT_BASE;
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: "vitest",
@@ -12,10 +15,10 @@ export default {
   timeoutMS: 60_000,
   timeoutFactor: 2.5,
   reporters: ["clear-text", "progress", "json", "html"],
-  jsonReporter: { fileName: "reports/mutation/mutation.json" },
-  htmlReporter: { fileName: "reports/mutation/mutation.html" },
+  jsonReporter: { fileName: base ? `${base}.json` : "reports/mutation/mutation.json" },
+  htmlReporter: { fileName: base ? `${base}.html` : "reports/mutation/mutation.html" },
   incremental: true,
-  incrementalFile: "reports/mutation/stryker-incremental.json",
+  incrementalFile: base ? `${base}.incremental.json` : "reports/mutation/stryker-incremental.json",
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
   thresholds: { high: 90, low: 80, break: null },

@@ -6,12 +6,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll } from "vitest";
-import { freshSchema } from "./helpers/pg";
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 let dropSchema: (() => Promise<void>) | undefined;
 
 if (serverUrl) {
+  // Imported here: pg and the migrations are not needed by a file on the embedded database.
+  const { freshSchema } = await import("./helpers/pg");
   const fresh = await freshSchema(
     serverUrl,
     `test_${process.pid}_${randomBytes(4).toString("hex")}`,
@@ -25,7 +26,11 @@ if (serverUrl) {
 }
 
 afterAll(async () => {
-  const { closeDatabase } = await import("../app/db.server");
-  await closeDatabase();
+  // Only a file that loaded the app's database module has a client (and, embedded, a PGlite)
+  // to close: importing the module here would start one, seconds of work for a pure test file.
+  if ((globalThis as { __prisma?: unknown }).__prisma) {
+    const { closeDatabase } = await import("../app/db.server");
+    await closeDatabase();
+  }
   await dropSchema?.();
 });
