@@ -18,7 +18,8 @@ export interface Scaled {
 }
 
 export function parseDecimal(input: string | number): Scaled {
-  let text = typeof input === "number" ? numberToText(input) : input.trim();
+  // String(NaN) and String(±Infinity) are not decimals: the expressions below refuse them.
+  let text = typeof input === "number" ? String(input) : input.trim();
   const exp = EXP_RE.exec(text);
   if (exp) text = expandExponent(exp);
   const m = DECIMAL_RE.exec(text);
@@ -28,22 +29,17 @@ export function parseDecimal(input: string | number): Scaled {
   return { units, scale: frac.length };
 }
 
-function numberToText(n: number): string {
-  if (!Number.isFinite(n)) throw new DecimalError("Not a finite number");
-  return String(n);
-}
-
 function expandExponent(m: RegExpExecArray): string {
   const sign = m[1] === "-" ? "-" : "";
   const digits = `${m[2]}${m[3] ?? ""}`;
-  const point = (m[2] ?? "").length + Number(m[4]);
+  const point = m[2]!.length + Number(m[4]);
   if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
   if (point >= digits.length) return `${sign}${digits}${"0".repeat(point - digits.length)}`;
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
+/** Every caller asks for a scale at least the value's own (`scale >= v.scale`). */
 function rescale(v: Scaled, scale: number): bigint {
-  if (scale < v.scale) throw new DecimalError("Cannot reduce scale exactly");
   return v.units * 10n ** BigInt(scale - v.scale);
 }
 
