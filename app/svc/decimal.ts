@@ -29,10 +29,21 @@ export function parseDecimal(input: string | number): Scaled {
   return { units, scale: frac.length };
 }
 
+/**
+ * Largest exponent accepted either way. Every finite JavaScript number fits (String(n) writes
+ * e+308 at most, e-324 at least); beyond it a few characters of input ("1e50000000", a JSON
+ * number the lossless parser keeps as text) would spell out millions of digits and block the
+ * process for seconds while BigInt parses them.
+ */
+const MAX_EXPONENT = 1000;
+
 function expandExponent(m: RegExpExecArray): string {
+  const exponent = Number(m[4]);
+  // Stryker disable next-line StringLiteral: message
+  if (Math.abs(exponent) > MAX_EXPONENT) throw new DecimalError("Exponent out of range");
   const sign = m[1] === "-" ? "-" : "";
   const digits = `${m[2]}${m[3] ?? ""}`;
-  const point = m[2]!.length + Number(m[4]);
+  const point = m[2]!.length + exponent;
   if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
   if (point >= digits.length) return `${sign}${digits}${"0".repeat(point - digits.length)}`;
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;

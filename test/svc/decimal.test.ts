@@ -8,6 +8,7 @@ import {
   toCents,
   toMoney,
   DecimalError,
+  isDecimal,
 } from "../../app/svc/decimal";
 import { parseJsonLossless } from "../../app/svc/json";
 
@@ -53,5 +54,23 @@ describe("exact decimal money", () => {
     expect(v.amount).toBe("12.50");
     expect(v.n).toBe(3);
     expect(v.x).toBe(0.1);
+  });
+});
+
+describe("decimal exponents", () => {
+  it("refuses an exponent so large it would spell out millions of digits, at once", () => {
+    // A 12-character JSON number from the service (kept as text by the lossless parser) must
+    // not make the process build and parse a number of 50 million digits.
+    expect(() => toMoney("1e50000000")).toThrow(DecimalError);
+    expect(() => toMoney("1e-50000000")).toThrow(DecimalError);
+    expect(isDecimal("9.99e99999999999")).toBe(false);
+    // Every finite JavaScript number still parses (exponents reach 308 and -324).
+    expect(toMoney(Number.MAX_VALUE).split(".")[0]).toHaveLength(309);
+    expect(toMoney(Number.MIN_VALUE)).toBe(`0.${"0".repeat(323)}5`);
+    // The bound: 1000 either way.
+    expect(toMoney("1e1000")).toBe(`1${"0".repeat(1000)}.00`);
+    expect(toMoney("1e-1000")).toBe(`0.${"0".repeat(999)}1`);
+    expect(() => toMoney("1e1001")).toThrow(DecimalError);
+    expect(() => toMoney("1e-1001")).toThrow(DecimalError);
   });
 });
