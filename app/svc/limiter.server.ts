@@ -92,8 +92,8 @@ export class DbRateLimiter implements Limiter {
       RETURNING (EXTRACT(EPOCH FROM "nextAt") * 1000)::float8 AS next_ms,
         (CASE WHEN "slowUntil" > to_timestamp(${now}::float8 / 1000) AT TIME ZONE 'UTC'
               THEN ${slow}::float8 ELSE ${interval}::float8 END) AS applied`;
-    const row = rows[0];
-    if (!row) throw new Error("rate bucket reservation returned no row");
+    // INSERT … ON CONFLICT DO UPDATE … RETURNING returns its row in either case.
+    const row = rows[0]!;
     return Number(row.next_ms) - Number(row.applied);
   }
 
