@@ -237,6 +237,10 @@ describe("complete", () => {
     await claimOne("w1");
     await complete(prisma, { id }, "w1");
     expect(await row(id)).toMatchObject({ state: "completed", result: null, lastError: null });
+    // No result is SQL NULL, not a stored JSON null.
+    const [stored] = await prisma.$queryRaw<{ none: boolean }[]>`
+      SELECT "result" IS NULL AS none FROM "Job" WHERE "id" = ${id}`;
+    expect(stored?.none).toBe(true);
   });
 
   it("refuses a worker that does not hold the job, and twice", async () => {
