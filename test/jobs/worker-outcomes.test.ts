@@ -1,0 +1,263 @@
+/**
+ * What the worker records for each way a handler can end: done, failed (back-off), waiting
+ * (RetryLater or an error that carries `waitMs`), permanently failed, or overtaken by another
+ * worker. Delays are read back from the stored timestamps as durations of the same statement.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import { prisma } from "../../app/db.server";
+import { claim, enqueue } from "../../app/jobs/queue.server";
+import {
+  type JobContext,
+  PermanentJobError,
+  RetryLater,
+  scheduleRecurring,
+  Worker,
+} from "../../app/jobs/worker.server";
+import { createEffectsTable, effectCounts, recordEffect } from "../helpers/effects";
+
+beforeEach(async () => {
+  await prisma.job.deleteMany();
+  await createEffectsTable(prisma);
+  await prisma.$executeRawUnsafe("DELETE FROM test_effects");
+});
+
+const row = (id: bigint) => prisma.job.findUniqueOrThrow({ where: { id } });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Milliseconds between the statement's `now()` ("updatedAt") and the job's next run. */
+const waitOf = (job: { runAt: Date; updatedAt: Date }) =>
+  job.runAt.getTime() - job.updatedAt.getTime();
+
+async function until(check: () => Promise<boolean>, what: string, limitMs = 20_000) {
+  const end = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+function workerWith(handler: (ctx: JobContext) => Promise<unknown>, opts = {}) {
+  return new Worker({
+    prisma,
+    workerId: "w-test",
+    handlers: { k: handler as never },
+    ...opts,
+  });
+}
+
+describe("a handler's outcome", () => {
+  it("a returned value is the job's result; the handler sees its payload and worker", async () => {
+    const { id } = await enqueue(prisma, { kind: "k", payload: { order: 41 } });
+    let seen: unknown;
+    const worker = workerWith(async (ctx) => {
+      seen = { payload: ctx.payload, workerId: ctx.workerId, id: ctx.job.id };
+      return { placed: 41 };
+    });
+    expect(await worker.drain()).toBe(1);
+    expect(seen).toEqual({ payload: { order: 41 }, workerId: "w-test", id });
+    expect(await row(id)).toMatchObject({ state: "completed", result: { placed: 41 } });
+  });
+
+  it("commit records the effect with the completion and its result, once", async () => {
+    const { id } = await enqueue(prisma, { kind: "k" });
+    let returned: unknown;
+    const worker = workerWith(async (ctx) => {
+      returned = await ctx.commit(
+        async (tx) => {
+          await recordEffect(tx, ctx.job.id, ctx.workerId);
+          return "inner value";
+        },
+        { paid: "5.00" },
+      );
+    });
+    await worker.drain();
+    expect(returned).toBe("inner value");
+    expect(await row(id)).toMatchObject({ state: "completed", result: { paid: "5.00" } });
+    expect((await effectCounts(prisma)).get(String(id))).toBe(1);
+  });
+
+  it("a failure counts the attempt and backs off 0.5 to 1 s, then 1 to 2 s", async () => {
+    const { id } = await enqueue(prisma, { kind: "k", maxAttempts: 5 });
+    const worker = workerWith(async () => {
+      throw new Error("service unavailable");
+    });
+    await worker.drain();
+    let job = await row(id);
+    expect(job).toMatchObject({ state: "available", attempts: 1, lockedBy: null });
+    expect(job.lastError).toBe("Error: service unavailable");
+    expect(waitOf(job)).toBeGreaterThanOrEqual(498);
+    expect(waitOf(job)).toBeLessThanOrEqual(1_002);
+
+    await prisma.job.update({ where: { id }, data: { runAt: new Date(0) } });
+    await worker.drain();
+    job = await row(id);
+    expect(job.attempts).toBe(2);
+    expect(waitOf(job)).toBeGreaterThanOrEqual(998);
+    expect(waitOf(job)).toBeLessThanOrEqual(2_002);
+  });
+
+  it("RetryLater waits exactly its delay and gives the attempt back", async () => {
+    const { id } = await enqueue(prisma, { kind: "k", maxAttempts: 1 });
+    const worker = workerWith(async () => {
+      throw new RetryLater(45_000, "balance is short");
+    });
+    await worker.drain();
+    const job = await row(id);
+    expect(job).toMatchObject({ state: "available", attempts: 0, lastError: "balance is short" });
+    expect(Math.abs(waitOf(job) - 45_000)).toBeLessThanOrEqual(2);
+  });
+
+  it("an error carrying waitMs waits that long, not failing", async () => {
+    const { id } = await enqueue(prisma, { kind: "k", maxAttempts: 1 });
+    class ReauthRequired extends Error {
+      override name = "ReauthRequired";
+      readonly waitMs = 6 * 3_600_000;
+    }
+    const worker = workerWith(async () => {
+      throw new ReauthRequired("the merchant must reconnect");
+    });
+    await worker.drain();
+    const job = await row(id);
+    expect(job).toMatchObject({
+      state: "available",
+      attempts: 0,
+      lastError: "ReauthRequired: the merchant must reconnect",
+    });
+    expect(Math.abs(waitOf(job) - 6 * 3_600_000)).toBeLessThanOrEqual(2);
+  });
+
+  it("a waitMs that is not a positive number is an ordinary failure", async () => {
+    const zero = await enqueue(prisma, { kind: "k", maxAttempts: 1 });
+    const text = await enqueue(prisma, { kind: "k", maxAttempts: 1 });
+    const worker = workerWith(async (ctx) => {
+      const err = new Error("odd") as Error & { waitMs: unknown };
+      err.waitMs = ctx.job.id === zero.id ? 0 : "60000";
+      throw err;
+    });
+    await worker.drain();
+    expect(await row(zero.id)).toMatchObject({ state: "dead", attempts: 1 });
+    expect(await row(text.id)).toMatchObject({ state: "dead", attempts: 1 });
+  });
+
+  it("a thrown non-error is recorded as what was thrown", async () => {
+    const { id } = await enqueue(prisma, { kind: "k", maxAttempts: 1 });
+    const worker = workerWith(async () => {
+      throw null;
+    });
+    await worker.drain();
+    expect(await row(id)).toMatchObject({ state: "dead", lastError: "Non-error thrown: null" });
+  });
+
+  it("a PermanentJobError is dead on its first attempt", async () => {
+    const { id } = await enqueue(prisma, { kind: "k", maxAttempts: 10 });
+    const worker = workerWith(async () => {
+      throw new PermanentJobError("the order no longer exists");
+    });
+    await worker.drain();
+    const job = await row(id);
+    expect(job).toMatchObject({
+      state: "dead",
+      attempts: 1,
+      lastError: "PermanentJobError: the order no longer exists",
+    });
+    expect(job.finishedAt).toBeInstanceOf(Date);
+  });
+
+  it("a worker whose lease was taken over records neither its effect nor its outcome", async () => {
+    const { id } = await enqueue(prisma, { kind: "k" });
+    const worker = workerWith(async (ctx) => {
+      // Meanwhile the lease lapsed and another worker claimed the job.
+      await prisma.$executeRaw`
+        UPDATE "Job" SET "lockedUntil" = now() - interval '1 second' WHERE "id" = ${ctx.job.id}`;
+      expect(await claim(prisma, "w-other", { limit: 1, leaseMs: 60_000 })).toHaveLength(1);
+      await ctx.commit((tx) => recordEffect(tx, ctx.job.id, ctx.workerId));
+    });
+    await worker.drain();
+    expect(await row(id)).toMatchObject({ state: "running", lockedBy: "w-other", attempts: 2 });
+    expect((await effectCounts(prisma)).get(String(id))).toBeUndefined();
+
+    const failing = workerWith(async (ctx) => {
+      await prisma.$executeRaw`
+        UPDATE "Job" SET "lockedUntil" = now() - interval '1 second' WHERE "id" = ${ctx.job.id}`;
+      await claim(prisma, "w-other", { limit: 1, leaseMs: 60_000 });
+      throw new Error("too late anyway");
+    });
+    const second = await enqueue(prisma, { kind: "k" });
+    await failing.drain();
+    expect(await row(second.id)).toMatchObject({
+      state: "running",
+      lockedBy: "w-other",
+      lastError: null,
+    });
+  });
+});
+
+describe("leases of a running worker", () => {
+  it("keeps extending the lease of a long job, so no other worker takes it", async () => {
+    const { id } = await enqueue(prisma, { kind: "k" });
+    let finish!: () => void;
+    const worker = workerWith(() => new Promise<void>((resolve) => (finish = resolve)), {
+      leaseMs: 600,
+      pollMs: 20,
+    });
+    worker.start();
+    try {
+      await until(async () => (await row(id)).state === "running", "the claim");
+      const first = (await row(id)).lockedUntil!.getTime();
+      // Renewed (every third of the lease) past the first lease's end: the job stays ours.
+      await until(async () => (await row(id)).lockedUntil!.getTime() > first + 300, "a renewal");
+      const job = await row(id);
+      expect(job.lockedBy).toBe("w-test");
+      expect(
+        Math.abs(job.lockedUntil!.getTime() - job.updatedAt.getTime() - 600),
+      ).toBeLessThanOrEqual(2);
+    } finally {
+      finish();
+      await worker.stop(5_000);
+    }
+    expect(await row(id)).toMatchObject({ state: "completed", attempts: 1 });
+  });
+
+  it("aborts a handler whose job another worker holds now", async () => {
+    const { id } = await enqueue(prisma, { kind: "k" });
+    let aborted = false;
+    const worker = workerWith(
+      (ctx) =>
+        new Promise((_, reject) =>
+          ctx.signal.addEventListener("abort", () => {
+            aborted = true;
+            reject(new Error("aborted"));
+          }),
+        ),
+      { leaseMs: 600, pollMs: 20 },
+    );
+    worker.start();
+    try {
+      await until(async () => (await row(id)).state === "running", "the claim");
+      await prisma.job.update({ where: { id }, data: { lockedBy: "w-other" } });
+      await until(async () => aborted, "the abort");
+    } finally {
+      await worker.stop(5_000);
+    }
+    expect(await row(id)).toMatchObject({ state: "running", lockedBy: "w-other", lastError: null });
+  });
+});
+
+describe("recurring jobs", () => {
+  it("enqueue the current slot, due at its start, with three attempts", async () => {
+    const hour = 3_600_000;
+    const now = Date.UTC(2026, 10, 22, 10, 30);
+    await scheduleRecurring(
+      prisma,
+      [{ kind: "tick", everyMs: hour, payload: { full: true } }],
+      now,
+    );
+    const [job] = await prisma.job.findMany({ where: { kind: "tick" } });
+    expect(job).toMatchObject({
+      runAt: new Date(Date.UTC(2026, 10, 22, 10, 0)),
+      maxAttempts: 3,
+      payload: { full: true },
+      idempotencyKey: `recurring:tick:${Math.floor(now / hour)}`,
+    });
+  });
+});
