@@ -13,6 +13,7 @@ import {
   scheduleRecurring,
   Worker,
 } from "../../app/jobs/worker.server";
+import { jobFailures, jobRuns } from "../../app/metrics/registry.server";
 import { createEffectsTable, effectCounts, recordEffect } from "../helpers/effects";
 
 beforeEach(async () => {
@@ -189,6 +190,56 @@ describe("a handler's outcome", () => {
       lockedBy: "w-other",
       lastError: null,
     });
+  });
+});
+
+describe("the worker's job metrics", () => {
+  const count = async (outcome: string) =>
+    (await jobRuns.get()).values.find((v) => v.labels.kind === "m" && v.labels.outcome === outcome)
+      ?.value ?? 0;
+  const failures = async () =>
+    (await jobFailures.get()).values.find((v) => v.labels.kind === "m")?.value ?? 0;
+
+  it("count each run under its outcome, and failures (retried, dead) apart", async () => {
+    const outcomes = ["completed", "retried", "dead", "rescheduled", "lease_lost", "unknown"];
+    const before = await Promise.all(outcomes.map(count));
+    const failuresBefore = await failures();
+    const jobs = {
+      ok: await enqueue(prisma, { kind: "m", payload: { do: "ok" } }),
+      retry: await enqueue(prisma, { kind: "m", payload: { do: "retry" }, maxAttempts: 2 }),
+      dead: await enqueue(prisma, { kind: "m", payload: { do: "dead" }, maxAttempts: 1 }),
+      wait: await enqueue(prisma, { kind: "m", payload: { do: "wait" } }),
+      lost: await enqueue(prisma, { kind: "m", payload: { do: "lost" } }),
+    };
+    const worker = new Worker({
+      prisma,
+      concurrency: 5,
+      handlers: {
+        m: async (ctx) => {
+          const what = (ctx.payload as { do: string }).do;
+          if (what === "ok") return;
+          if (what === "wait") throw new RetryLater(1_000, "later");
+          if (what === "lost") {
+            await prisma.job.update({ where: { id: ctx.job.id }, data: { lockedBy: "w-other" } });
+            return;
+          }
+          throw new Error(what);
+        },
+      },
+    });
+    expect(await worker.drain(1)).toBe(5);
+    const after = await Promise.all(outcomes.map(count));
+    expect(Object.fromEntries(outcomes.map((o, i) => [o, after[i]! - before[i]!]))).toEqual({
+      completed: 1,
+      retried: 1,
+      dead: 1,
+      rescheduled: 1,
+      lease_lost: 1,
+      unknown: 0,
+    });
+    expect((await failures()) - failuresBefore).toBe(2);
+    expect(await row(jobs.lost.id)).toMatchObject({ state: "running", lockedBy: "w-other" });
+    expect((await row(jobs.ok.id)).state).toBe("completed");
   });
 });
 
