@@ -294,6 +294,51 @@ describe("leases of a running worker", () => {
   });
 });
 
+describe("a worker's defaults", () => {
+  it("leases for 30 s and runs two jobs at a time", async () => {
+    for (let i = 0; i < 3; i++) await enqueue(prisma, { kind: "k" });
+    const leases: number[] = [];
+    const worker = workerWith(async (ctx) => {
+      const job = await row(ctx.job.id);
+      leases.push(job.lockedUntil!.getTime() - job.updatedAt.getTime());
+    });
+    expect(await worker.drain(1)).toBe(2);
+    expect(leases).toEqual([30_000, 30_000]);
+    expect(await prisma.job.count({ where: { state: "available" } })).toBe(1);
+  });
+});
+
+describe("a started worker's housekeeping", () => {
+  it("buries a job whose holder died on its last attempt, and schedules recurring jobs", async () => {
+    const orphan = await enqueue(prisma, { kind: "k", maxAttempts: 1 });
+    await claim(prisma, "w-died", { limit: 1, leaseMs: 60_000 });
+    await prisma.$executeRaw`
+      UPDATE "Job" SET "lockedUntil" = now() - interval '1 second' WHERE "id" = ${orphan.id}`;
+    const ticks: bigint[] = [];
+    const worker = new Worker({
+      prisma,
+      pollMs: 20,
+      handlers: {
+        tick: async (ctx) => {
+          ticks.push(ctx.job.id);
+        },
+      },
+      recurring: [{ kind: "tick", everyMs: 3_600_000 }],
+    });
+    worker.start();
+    worker.start(); // a second start is a no-op
+    try {
+      await until(async () => ticks.length > 0, "the recurring job");
+      await until(async () => (await row(orphan.id)).state === "dead", "the burial");
+    } finally {
+      await worker.stop(5_000);
+    }
+    expect(ticks).toHaveLength(1);
+    expect(await row(orphan.id)).toMatchObject({ state: "dead", lockedBy: null, attempts: 1 });
+    expect(await prisma.job.count({ where: { kind: "tick", state: "completed" } })).toBe(1);
+  });
+});
+
 describe("recurring jobs", () => {
   it("enqueue the current slot, due at its start, with three attempts", async () => {
     const hour = 3_600_000;
