@@ -3,6 +3,7 @@
  * (RetryLater or an error that carries `waitMs`), permanently failed, or overtaken by another
  * worker. Delays are read back from the stored timestamps as durations of the same statement.
  */
+import { hostname } from "node:os";
 import { beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { claim, enqueue } from "../../app/jobs/queue.server";
@@ -210,14 +211,20 @@ describe("the worker's job metrics", () => {
       dead: await enqueue(prisma, { kind: "m", payload: { do: "dead" }, maxAttempts: 1 }),
       wait: await enqueue(prisma, { kind: "m", payload: { do: "wait" } }),
       lost: await enqueue(prisma, { kind: "m", payload: { do: "lost" } }),
+      commit: await enqueue(prisma, { kind: "m", payload: { do: "commit" } }),
+      later: await enqueue(prisma, { kind: "m", payload: { do: "later" } }),
     };
+    const logged: { level: string; msg: string; data?: object }[] = [];
     const worker = new Worker({
       prisma,
-      concurrency: 5,
+      concurrency: 7,
+      log: (level, msg, data) => logged.push({ level, msg, data }),
       handlers: {
         m: async (ctx) => {
           const what = (ctx.payload as { do: string }).do;
           if (what === "ok") return;
+          if (what === "commit") return void (await ctx.commit(async () => {}));
+          if (what === "later") throw Object.assign(new Error("reconnect"), { waitMs: 5_000 });
           if (what === "wait") throw new RetryLater(1_000, "later");
           if (what === "lost") {
             await prisma.job.update({ where: { id: ctx.job.id }, data: { lockedBy: "w-other" } });
@@ -227,19 +234,65 @@ describe("the worker's job metrics", () => {
         },
       },
     });
-    expect(await worker.drain(1)).toBe(5);
+    expect(await worker.drain(1)).toBe(7);
     const after = await Promise.all(outcomes.map(count));
     expect(Object.fromEntries(outcomes.map((o, i) => [o, after[i]! - before[i]!]))).toEqual({
-      completed: 1,
+      completed: 2,
       retried: 1,
       dead: 1,
-      rescheduled: 1,
+      rescheduled: 2,
       lease_lost: 1,
       unknown: 0,
     });
     expect((await failures()) - failuresBefore).toBe(2);
     expect(await row(jobs.lost.id)).toMatchObject({ state: "running", lockedBy: "w-other" });
     expect((await row(jobs.ok.id)).state).toBe("completed");
+    expect((await row(jobs.commit.id)).state).toBe("completed");
+    // A dead job is an error in the log, a retry or a wait a warning; a completion is silent.
+    const by = (id: bigint) =>
+      logged.filter((l) => (l.data as { jobId?: string })?.jobId === String(id));
+    expect(by(jobs.ok.id)).toEqual([]);
+    expect(by(jobs.commit.id)).toEqual([]);
+    expect(by(jobs.dead.id)).toEqual([
+      {
+        level: "error",
+        msg: "job failed",
+        data: {
+          jobId: String(jobs.dead.id),
+          kind: "m",
+          attempt: 1,
+          outcome: "dead",
+          err: "Error: dead",
+        },
+      },
+    ]);
+    expect(by(jobs.retry.id)).toEqual([
+      {
+        level: "warn",
+        msg: "job failed",
+        data: {
+          jobId: String(jobs.retry.id),
+          kind: "m",
+          attempt: 1,
+          outcome: "retry",
+          err: "Error: retry",
+        },
+      },
+    ]);
+    expect(by(jobs.later.id)).toEqual([
+      {
+        level: "warn",
+        msg: "job waits",
+        data: { jobId: String(jobs.later.id), kind: "m", waitMs: 5_000 },
+      },
+    ]);
+    expect(by(jobs.lost.id)).toEqual([
+      {
+        level: "warn",
+        msg: "lease lost; another worker runs the job",
+        data: { jobId: String(jobs.lost.id) },
+      },
+    ]);
   });
 });
 
@@ -295,6 +348,13 @@ describe("leases of a running worker", () => {
 });
 
 describe("a worker's defaults", () => {
+  it("two workers in one process never share an id (a shared id would share leases)", () => {
+    const a = new Worker({ prisma, handlers: {} });
+    const b = new Worker({ prisma, handlers: {} });
+    expect(a.id).toMatch(new RegExp(`^${hostname()}:${process.pid}:[0-9a-f]{6}$`));
+    expect(b.id).not.toBe(a.id);
+  });
+
   it("leases for 30 s and runs two jobs at a time", async () => {
     for (let i = 0; i < 3; i++) await enqueue(prisma, { kind: "k" });
     const leases: number[] = [];
