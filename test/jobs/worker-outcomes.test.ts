@@ -296,6 +296,36 @@ describe("the worker's job metrics", () => {
   });
 });
 
+describe("a failure the database refuses to record", () => {
+  it("is logged and counted unknown; the job is left held until its lease runs out", async () => {
+    // PostgreSQL text cannot hold a NUL byte: recording this error's message fails.
+    const { id } = await enqueue(prisma, { kind: "n", maxAttempts: 3 });
+    const unknown = async () =>
+      (await jobRuns.get()).values.find(
+        (v) => v.labels.kind === "n" && v.labels.outcome === "unknown",
+      )?.value ?? 0;
+    const before = await unknown();
+    const logged: { level: string; msg: string }[] = [];
+    const worker = new Worker({
+      prisma,
+      workerId: "w-n",
+      log: (level, msg) => logged.push({ level, msg }),
+      handlers: {
+        n: async () => {
+          throw new Error("binary \u0000 body");
+        },
+      },
+    });
+    expect(await worker.drain(1)).toBe(1);
+    expect((await unknown()) - before).toBe(1);
+    expect(logged.map((l) => `${l.level} ${l.msg}`)).toEqual([
+      "error could not record a job failure",
+      "warn job failed",
+    ]);
+    expect(await row(id)).toMatchObject({ state: "running", lockedBy: "w-n", attempts: 1 });
+  });
+});
+
 describe("leases of a running worker", () => {
   it("keeps extending the lease of a long job, so no other worker takes it", async () => {
     const { id } = await enqueue(prisma, { kind: "k" });
