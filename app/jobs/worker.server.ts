@@ -277,7 +277,8 @@ export class Worker {
   }
 
   private async runJob(job: JobRow, controller: AbortController): Promise<JobOutcome> {
-    const handler = this.handlers[job.kind];
+    // Claims ask only for the kinds in `handlers`: every claimed job has its handler.
+    const handler = this.handlers[job.kind]!;
     let committed = false;
     const ctx: JobContext = {
       job,
@@ -296,7 +297,6 @@ export class Worker {
       },
     };
     try {
-      if (!handler) throw new PermanentJobError(`No handler for job kind "${job.kind}"`);
       const result = await handler(ctx);
       // One UPDATE is atomic on its own: no transaction (and its round trips) needed.
       if (!committed) await complete(this.prisma, job, this.id, result ?? null);
