@@ -62,7 +62,8 @@ export async function receiveSvcWebhook(request: Request, secret: string): Promi
     select: { id: true, shopDomain: true, openId: true },
     orderBy: { id: "asc" },
   });
-  const accounts = rows.flatMap((a) => (a.shopDomain ? [{ ...a, shopDomain: a.shopDomain }] : []));
+  // Only accounts attached to a shop were asked for (a detached one keeps its hash).
+  const accounts = rows as Array<(typeof rows)[number] & { shopDomain: string }>;
   if (accounts.length === 0) return reply(404, { code: 404, result: "not found" });
 
   let raw: Buffer;
