@@ -27,7 +27,13 @@ const ACCOUNTS = [
   // Released from its shop (detached) but still holding the shared secret's hash.
   { id: "acct-0", shopDomain: null, openId: "OPEN-9", secret: SHARED },
 ] as const;
-const [Z, A, M, S, O] = ACCOUNTS.map((a) => a.shopDomain) as string[];
+const [Z, A, M, S, O] = ACCOUNTS.map((a) => a.shopDomain) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 
 const hmac = (raw: string, key: string) => createHmac("sha256", key).update(raw).digest("base64");
 

@@ -161,6 +161,11 @@ describe("readBytesLimited, the edges", () => {
     await expect(readBytesLimited(request, 4096)).rejects.toMatchObject({ kind: "too_large" });
   });
 
+  it("a request without a body that declares a large one is refused as too large, not a crash", async () => {
+    const request = new Request("http://app.test/x", { headers: { "content-length": "99999" } });
+    await expect(readBytesLimited(request, 10)).rejects.toMatchObject({ kind: "too_large" });
+  });
+
   it("no body is an empty one", async () => {
     const get = new Request("http://app.test/x");
     expect(await readBytesLimited(get, 10)).toEqual(Buffer.alloc(0));
