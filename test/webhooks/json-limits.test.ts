@@ -144,7 +144,8 @@ describe("readBytesLimited, the edges", () => {
   });
 
   it("a declared length that is not a number is not trusted: the body is still counted as read", async () => {
-    for (const contentLength of ["lots", "-1", "1e2"]) {
+    // Each reads as a number over the limit to Number(), but is not plain digits.
+    for (const contentLength of ["lots", "-1", "1e9", "+99999", "0x99999"]) {
       const { request, meter } = meteredRequest({
         chunk: new Uint8Array(1024),
         chunks: 100,
