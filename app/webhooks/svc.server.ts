@@ -100,6 +100,7 @@ export async function receiveSvcWebhook(request: Request, secret: string): Promi
     if (openIds.length === 0) {
       logger.warn(
         { svcAccountId: accounts[0]!.id },
+        // Stryker disable next-line StringLiteral: message
         "service webhook sign not checked: open id unknown",
       );
     }
@@ -119,10 +120,12 @@ export async function receiveSvcWebhook(request: Request, secret: string): Promi
     const { duplicate } = t.ignoredReason
       ? await recordIgnoredEvent(incoming, t.ignoredReason)
       : await recordEvent(incoming);
+    // Stryker disable next-line StringLiteral: message
     if (duplicate) logger.debug({ messageId: event.messageId }, "duplicate service webhook");
     else if (t.ignoredReason) {
       logger.info(
         { svcAccountId: t.account.id, type: event.type, reason: t.ignoredReason },
+        // Stryker disable next-line StringLiteral: message
         "service webhook stored, ignored",
       );
     }
