@@ -260,6 +260,23 @@ describe("what the service webhook takes, at the edges", () => {
     expect(await bad.json()).toEqual({ code: 401, result: "bad signature" });
   });
 
+  it("says why in the reply body", async () => {
+    const why = async (res: Promise<Response>) => (await res).json();
+    expect(await why(send(logistic("w"), { secret: "short" }))).toEqual({
+      code: 404,
+      result: "not found",
+    });
+    expect(
+      await why(send(logistic("w"), { secret: randomBytes(32).toString("base64url") })),
+    ).toEqual({ code: 404, result: "not found" });
+    expect(await why(send(`{"messageId":"w","type":"ORDER","params":${"[".repeat(40)}}`))).toEqual({
+      code: 400,
+      result: "body nests too deeply",
+    });
+    expect(await why(send('{"messageId":"w",'))).toEqual({ code: 400, result: "body is not JSON" });
+    await nothingStored();
+  });
+
   it("the body limit is 256 KiB: 262,144 bytes are taken, one byte more is a 413", async () => {
     const padded = (messageId: string, size: number) => {
       const base = JSON.stringify({ ...logistic(messageId), pad: "" });
