@@ -204,9 +204,9 @@ describe("recordIgnoredEvent", () => {
     expect(row.ignoredReason).toBe(reason.slice(0, 500));
     expect(await prisma.job.count()).toBe(0);
 
-    expect(await recordIgnoredEvent(event({ topic: "DISPUTE", eventKey: "ig-1" }), "again")).toEqual(
-      { duplicate: true },
-    );
+    expect(
+      await recordIgnoredEvent(event({ topic: "DISPUTE", eventKey: "ig-1" }), "again"),
+    ).toEqual({ duplicate: true });
     // An event already stored with a job is not stored again as ignored, and vice versa.
     await recordEvent(event({ eventKey: "both" }));
     expect((await recordIgnoredEvent(event({ eventKey: "both" }), "late")).duplicate).toBe(true);
