@@ -88,7 +88,7 @@ export async function recordIgnoredEvent(
 async function insertEventWithJob(db: Db, event: IncomingEvent): Promise<RecordResult> {
   const kind = jobKindFor(event.source, event.topic);
   const gate = event.onlyForShop !== undefined;
-  const acceptUninstalled = event.onlyForShop?.acceptUninstalled ?? false;
+  const acceptUninstalled = event.onlyForShop?.acceptUninstalled === true;
   const rows = await db.$queryRaw<{ allowed: number; known: number; eventId: bigint | null }[]>`
     WITH shop AS (
       SELECT "uninstalledAt" FROM "Shop" WHERE "domain" = ${event.shopDomain}

@@ -54,7 +54,7 @@ export interface JsonLimits {
  */
 export function parseJsonBounded(text: string, limits: JsonLimits = {}): unknown {
   const maxDepth = limits.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
-  if (limits.maxBytes !== undefined && Buffer.byteLength(text, "utf8") > limits.maxBytes) {
+  if (Buffer.byteLength(text) > (limits.maxBytes ?? Infinity)) {
     throw new BodyLimitError("too_large", `body is larger than ${limits.maxBytes} bytes`);
   }
   if (jsonDepthExceeds(text, maxDepth)) {
