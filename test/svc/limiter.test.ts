@@ -199,7 +199,12 @@ describe("the limiter's durations as values", () => {
   it("computes each bucket's interval from its rate and the jitter margin (60 ms by default)", async () => {
     const a = await account();
     const l = (o: Partial<RateLimiterOptions>) =>
-      new DbRateLimiter(prisma, { accountId: a.id, callsPerSecond: 1, queryCallsPerSecond: 2, ...o });
+      new DbRateLimiter(prisma, {
+        accountId: a.id,
+        callsPerSecond: 1,
+        queryCallsPerSecond: 2,
+        ...o,
+      });
     expect(l({}).intervalMs("default")).toBe(1060);
     expect(l({}).intervalMs("query")).toBe(530);
     expect(l({ marginMs: 0 }).intervalMs("default")).toBe(1000);
