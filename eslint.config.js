@@ -10,6 +10,8 @@ export default tseslint.config(
       "data/**",
       "coverage/**",
       "artifacts/**",
+      "reports/**",
+      ".stryker-tmp/**",
     ],
   },
   js.configs.recommended,
