@@ -120,7 +120,8 @@ export function encryptSecret(plain: string, keys?: string | SecretKeys): string
 
 /**
  * Whether `stored` has the exact shape of a value this module wrote (either format). Shopify's
- * tokens (`shpat_…`, `shpua_…`, `shprt_…`, 32 hex digits) never do: no dots, no version prefix.
+ * tokens (a `shp…_` prefix and hex digits, or 32 hex digits) never do: no dots, no version
+ * prefix.
  */
 export function isEncryptedSecret(stored: string): boolean {
   return V1.test(stored) || V2.test(stored);

