@@ -2,7 +2,8 @@
 // (scripts/mutation.mjs) runs Stryker once per core module with only the test files that
 // exercise it (MUTATION_TESTS narrows vitest.config.ts's include), incrementally.
 // MUTATION_REPORT_BASE (set by the script: reports/mutation/modules/<module>) gives each module
-// its own incremental file and reports, so that one module's run never discards another's.
+// its own reports, and MUTATION_INCREMENTAL_FILE (mutation/incremental/<module>.json, committed)
+// its own incremental file, so that one module's run never discards another's.
 const base = process.env.MUTATION_REPORT_BASE;
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -10,7 +11,7 @@ export default {
   plugins: ["@stryker-mutator/vitest-runner"],
   vitest: { configFile: "vitest.config.ts", related: false },
   coverageAnalysis: "perTest",
-  // One vitest process: the suites start simulators and databases; two cores are the machine.
+  // One vitest process unless the script asks for more (--concurrency; 3 on PostgreSQL).
   concurrency: 1,
   timeoutMS: 60_000,
   timeoutFactor: 2.5,
@@ -18,7 +19,8 @@ export default {
   jsonReporter: { fileName: base ? `${base}.json` : "reports/mutation/mutation.json" },
   htmlReporter: { fileName: base ? `${base}.html` : "reports/mutation/mutation.html" },
   incremental: true,
-  incrementalFile: base ? `${base}.incremental.json` : "reports/mutation/stryker-incremental.json",
+  incrementalFile:
+    process.env.MUTATION_INCREMENTAL_FILE ?? "reports/mutation/stryker-incremental.json",
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
   thresholds: { high: 90, low: 80, break: null },

@@ -20,6 +20,8 @@ Runs Stryker once per core module (mutation/modules.json) with only that module'
                  hashes and scores are those recorded at REV (the target branch)
   --record       after the run, record each run module's hash and score in mutation/modules.json
   --list         print the modules, their test files and recorded scores, and run nothing
+  --concurrency N  test runner processes per Stryker run (default 3 when TEST_DATABASE_URL
+                 names a PostgreSQL server, 1 on the embedded PGlite)
   --help         this text`;
 
 export { USAGE };
@@ -34,6 +36,7 @@ export function parseArgs(argv) {
     record: false,
     list: false,
     help: false,
+    concurrency: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -43,7 +46,11 @@ export function parseArgs(argv) {
     else if (a === "--record") opts.record = true;
     else if (a === "--list") opts.list = true;
     else if (a === "--help" || a === "-h") opts.help = true;
-    else if (a === "--base" || a.startsWith("--base=")) {
+    else if (a === "--concurrency" || a.startsWith("--concurrency=")) {
+      const v = a === "--concurrency" ? argv[++i] : a.slice("--concurrency=".length);
+      if (!/^[1-9][0-9]?$/.test(v ?? "")) throw new Error("--concurrency needs a number from 1 to 99");
+      opts.concurrency = Number(v);
+    } else if (a === "--base" || a.startsWith("--base=")) {
       const v = a === "--base" ? argv[++i] : a.slice("--base=".length);
       if (!v || v.startsWith("--")) throw new Error("--base needs a git revision");
       opts.base = v;

@@ -1,7 +1,7 @@
 // npm run test:mutation [-- options] [module...]: Stryker once per core module of
 // mutation/modules.json, each with only the test files that exercise it (MUTATION_TESTS narrows
-// vitest.config.ts's include), incrementally (one incremental file per module). Writes
-// reports/mutation/modules/<module>.{json,html,incremental.json}, the merged
+// vitest.config.ts's include), incrementally (one incremental file per module, committed in
+// mutation/incremental/). Writes reports/mutation/modules/<module>.{json,html}, the merged
 // reports/mutation/mutation.{json,html} of the modules run, and prints a per-module table.
 // --ci is CI's ratchet (see ratchet() in scripts/mutation-lib.mjs); --record updates the
 // recorded hashes and scores. `--help` for the options.
@@ -120,13 +120,27 @@ function slug(module) {
   return module.replace(/\.(server\.)?tsx?$/, "").replace(/[/\\]/g, "__");
 }
 
+// The suites start simulators and a database per test file: on a PostgreSQL server each runner
+// has its own schemas, and the tests wait on timers and sockets more than they compute, so three
+// runners keep two cores busy; the embedded PGlite costs seconds of CPU per file, so one.
+const concurrency = opts.concurrency ?? (process.env.TEST_DATABASE_URL ? 3 : 1);
+
 function runStryker(m) {
   const base = join("reports/mutation/modules", slug(m.module));
+  // Committed (mutation/incremental/), so that CI, on a clean checkout, tests only the mutants
+  // whose code or covering tests changed since the recorded run.
+  const incremental = join("mutation/incremental", `${slug(m.module)}.json`);
   return new Promise((done) => {
-    const child = spawn(process.execPath, [strykerBin, "run", "--mutate", m.module], {
+    const args = ["run", "--mutate", m.module, "--concurrency", String(concurrency)];
+    const child = spawn(process.execPath, [strykerBin, ...args], {
       cwd: root,
       stdio: "inherit",
-      env: { ...process.env, MUTATION_TESTS: m.tests.join(","), MUTATION_REPORT_BASE: base },
+      env: {
+        ...process.env,
+        MUTATION_TESTS: m.tests.join(","),
+        MUTATION_REPORT_BASE: base,
+        MUTATION_INCREMENTAL_FILE: incremental,
+      },
     });
     child.on("exit", (code, signal) => done({ code: code ?? 1, signal, base }));
   });

@@ -77,12 +77,25 @@ describe("the command line", () => {
     expect(parseArgs(["--ci"]).ci).toBe(true);
     // CI against the records of the target branch.
     expect(parseArgs(["--ci", "--base", "main"])).toMatchObject({ ci: true, base: "main" });
+    expect(parseArgs([]).concurrency).toBeUndefined();
+    expect(parseArgs(["--concurrency", "4"]).concurrency).toBe(4);
+    expect(parseArgs(["--concurrency=2", "pay"])).toMatchObject({
+      concurrency: 2,
+      modules: ["pay"],
+    });
   });
 
   it("refuses what it cannot do", () => {
     expect(() => parseArgs(["--base"])).toThrow("--base needs a git revision");
     expect(() => parseArgs(["--base", "--ci"])).toThrow("--base needs a git revision");
     expect(() => parseArgs(["--fast"])).toThrow("unknown option --fast");
+    for (const bad of [
+      ["--concurrency"],
+      ["--concurrency", "0"],
+      ["--concurrency=x"],
+      ["--concurrency", "--ci"],
+    ])
+      expect(() => parseArgs(bad)).toThrow("--concurrency needs a number from 1 to 99");
     expect(() => parseArgs(["--ci", "--record"])).toThrow("--ci never records");
     expect(() => parseArgs(["--changed", "--base", "main"])).toThrow("exclude each other");
   });
