@@ -48,7 +48,8 @@ export function parseArgs(argv) {
     else if (a === "--help" || a === "-h") opts.help = true;
     else if (a === "--concurrency" || a.startsWith("--concurrency=")) {
       const v = a === "--concurrency" ? argv[++i] : a.slice("--concurrency=".length);
-      if (!/^[1-9][0-9]?$/.test(v ?? "")) throw new Error("--concurrency needs a number from 1 to 99");
+      if (!/^[1-9][0-9]?$/.test(v ?? ""))
+        throw new Error("--concurrency needs a number from 1 to 99");
       opts.concurrency = Number(v);
     } else if (a === "--base" || a.startsWith("--base=")) {
       const v = a === "--base" ? argv[++i] : a.slice("--base=".length);
