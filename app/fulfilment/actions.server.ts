@@ -97,7 +97,6 @@ async function resumeCreated(
       shopDomain: o.shopDomain,
       nowMs: deps.clock.now(),
       windowSeconds: 0,
-      now: true,
       key: `${step}:${o.id}:${deps.clock.now()}`,
     });
   }
@@ -153,7 +152,6 @@ export async function releaseOrder(
         shopDomain: o.shopDomain,
         nowMs: deps.clock.now(),
         windowSeconds: 0,
-        now: true,
         key: `release:${o.id}:${deps.clock.now()}`,
       });
     }
