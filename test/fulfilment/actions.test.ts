@@ -161,7 +161,7 @@ describe("retryOrder", () => {
 
   for (const state of ["RECEIVED", "CREATED", "PAYING"]) {
     it(`refuses an order that is ${state} (it is on its way) and changes nothing`, async () => {
-      const o = await makeOrder({ state, svcOrderId: state === "RECEIVED" ? null : `SO-${seq}` });
+      const o = await makeOrder({ state, svcOrderId: state === "RECEIVED" ? null : svcId() });
       const before = await world(o.id);
       expect(await retryOrder(deps, o.id, { shopDomain: SHOP })).toEqual({
         ok: false,
