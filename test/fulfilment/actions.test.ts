@@ -31,7 +31,6 @@ const deps: FulfilmentDeps = {
   clock: { now: () => nowMs },
 };
 
-
 let seq = 0;
 let svcSeq = 0;
 /** A service order id of its own. */
@@ -124,7 +123,10 @@ describe("every action", () => {
     cancel: { state: "RECEIVED" },
   };
 
-  for (const [name, act] of Object.entries(actions) as [keyof typeof actions, typeof actions.retry][]) {
+  for (const [name, act] of Object.entries(actions) as [
+    keyof typeof actions,
+    typeof actions.retry,
+  ][]) {
     it(`${name}: another shop's order is refused and left as it is; its own shop's is not`, async () => {
       const o = await makeOrder(accepted[name]);
       const before = await world(o.id);
