@@ -45,6 +45,16 @@ async function closeWindow() {
   await h.settle();
 }
 
+/** An order created at the service, waiting for the payment run of its hour-long window. */
+async function createdAwaitingPayment(title: string, price: string) {
+  await updateSettings(prisma, h.shopDomain, { payBatchWindowSeconds: 3600 });
+  const p = await h.connectedProduct(title, price);
+  const placed = await h.order([{ product: p, quantity: 1 }]);
+  await h.settle();
+  expect((await h.row(placed.legacyId)).state).toBe("CREATED");
+  return placed;
+}
+
 describe("Retry", () => {
   it("after the service refused the order: placed once corrected, paid once", async () => {
     await updateSettings(prisma, h.shopDomain, { logisticName: "Teleport" });
@@ -82,12 +92,8 @@ describe("Retry", () => {
   });
 
   it("of an order created at the service pays it without creating it again", async () => {
-    await updateSettings(prisma, h.shopDomain, { payBatchWindowSeconds: 3600 });
-    const p = await h.connectedProduct("Retry Teapot", "33.00");
-    const placed = await h.order([{ product: p, quantity: 1 }]);
-    await h.settle();
+    const placed = await createdAwaitingPayment("Retry Teapot", "33.00");
     let row = await h.row(placed.legacyId);
-    expect(row.state).toBe("CREATED");
     // Its payment failed (the merchant is asked to retry).
     await prisma.shopOrder.update({
       where: { id: row.id },
@@ -150,12 +156,8 @@ describe("Hold and Release", () => {
 
 describe("Cancel", () => {
   it("before payment: the next payment run leaves it unpaid", async () => {
-    await updateSettings(prisma, h.shopDomain, { payBatchWindowSeconds: 3600 });
-    const p = await h.connectedProduct("Cancelled Rug", "44.00");
-    const placed = await h.order([{ product: p, quantity: 1 }]);
-    await h.settle();
+    const placed = await createdAwaitingPayment("Cancelled Rug", "44.00");
     let row = await h.row(placed.legacyId);
-    expect(row.state).toBe("CREATED");
     const before = balance();
     const pays = opCalls(h, "payBalanceV2");
 

@@ -6,9 +6,10 @@
  * service client of these dependencies throws. Whole flows over HTTP are in actions-flow.test.ts.
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import {
+  type ActionResult,
   cancelOrder,
   holdOrder,
   recheckHeldOrders,
@@ -30,6 +31,11 @@ const deps: FulfilmentDeps = {
   shopFor: () => Promise.reject(new Error("an action never calls the shop")),
   clock: { now: () => nowMs },
 };
+
+// The embedded database starts on first use: in the hook's time, not the first test's.
+beforeAll(async () => {
+  await prisma.shopOrder.count();
+});
 
 let seq = 0;
 let svcSeq = 0;
@@ -78,6 +84,48 @@ async function lastEntry(id: string) {
   const t = await timeline(id);
   const e = t.at(-1);
   return e && { step: e.step, outcome: e.outcome, errorCode: e.errorCode, message: e.message };
+}
+
+/** The order's last timeline entry is this one. */
+async function expectEntry(
+  id: string,
+  e: { step: string; outcome: string; message: string; errorCode?: string },
+) {
+  expect(await lastEntry(id)).toEqual({ errorCode: null, ...e });
+}
+
+/** The order now has these fields, and its last timeline entry is this one. */
+async function expectOrder(
+  id: string,
+  fields: Record<string, unknown>,
+  entry: Parameters<typeof expectEntry>[1],
+) {
+  expect(await row(id)).toMatchObject(fields);
+  await expectEntry(id, entry);
+}
+
+/** A job of this shop with this payload, due now. */
+function expectDue(
+  job: { payload: unknown; shopDomain: string | null; runAt: Date } | undefined,
+  payload: object,
+) {
+  expect(job?.payload).toEqual(payload);
+  expect(job?.shopDomain).toBe(SHOP);
+  expect(job?.runAt.getTime()).toBeLessThanOrEqual(Date.now());
+}
+
+/** The action sent the order back to be placed: RECEIVED, no reason, one place job due now. */
+async function expectPlacedAgain(id: string, result: ActionResult) {
+  expect(result).toEqual({ ok: true, state: "RECEIVED" });
+  expect(await row(id)).toMatchObject({
+    state: "RECEIVED",
+    reasonCode: null,
+    reasonMessage: null,
+    svcOrderId: null,
+  });
+  const j = await orderJobs(id);
+  expect(j.map((x) => x.kind)).toEqual([JOB.place]);
+  expectDue(j[0], { orderId: id });
 }
 
 /**
@@ -195,13 +243,11 @@ describe("retryOrder", () => {
       });
       const j = await orderJobs(o.id);
       expect(j.map((x) => x.kind)).toEqual([JOB.track]);
-      expect(j[0]!.payload).toEqual({ orderId: o.id });
-      expect(j[0]!.shopDomain).toBe(SHOP);
+      expectDue(j[0], { orderId: o.id });
       expect(await prisma.job.count()).toBe(jobs + 1);
-      expect(await lastEntry(o.id)).toEqual({
+      await expectEntry(o.id, {
         step: "retry",
         outcome: "info",
-        errorCode: null,
         message: "Retry by the merchant: tracking is checked again.",
       });
     });
@@ -235,26 +281,11 @@ describe("retryOrder", () => {
       reasonCode: "create_failed",
       reasonMessage: "The service refused the order.",
     });
-    expect(await retryOrder(deps, o.id, { shopDomain: SHOP })).toEqual({
-      ok: true,
-      state: "RECEIVED",
-    });
-    expect(await row(o.id)).toMatchObject({
-      state: "RECEIVED",
-      reasonCode: null,
-      reasonMessage: null,
-      svcOrderId: null,
-    });
-    const j = await orderJobs(o.id);
-    expect(j.map((x) => x.kind)).toEqual([JOB.place]);
-    expect(j[0]!.payload).toEqual({ orderId: o.id });
-    expect(j[0]!.shopDomain).toBe(SHOP);
-    expect(j[0]!.runAt.getTime()).toBeLessThanOrEqual(Date.now());
+    await expectPlacedAgain(o.id, await retryOrder(deps, o.id, { shopDomain: SHOP }));
     expect(await payJobs(o.svcAccountId!)).toEqual([]);
-    expect(await lastEntry(o.id)).toEqual({
+    await expectEntry(o.id, {
       step: "retry",
       outcome: "info",
-      errorCode: null,
       message: "Retry by the merchant: the order is placed again.",
     });
 
@@ -294,14 +325,11 @@ describe("retryOrder", () => {
     expect(await orderJobs(o.id)).toEqual([]);
     const pay = await payJobs(o.svcAccountId!);
     expect(pay).toHaveLength(1);
-    expect(pay[0]!.payload).toEqual({ accountId: o.svcAccountId });
-    expect(pay[0]!.shopDomain).toBe(SHOP);
-    expect(pay[0]!.runAt.getTime()).toBeLessThanOrEqual(Date.now());
+    expectDue(pay[0], { accountId: o.svcAccountId });
     expect(pay[0]!.idempotencyKey).toContain(`retry:${o.id}:${nowMs}`);
-    expect(await lastEntry(o.id)).toEqual({
+    await expectEntry(o.id, {
       step: "retry",
       outcome: "info",
-      errorCode: null,
       message: "Retry by the merchant.",
     });
   });
@@ -328,9 +356,7 @@ describe("retryOrder", () => {
 
   it("of a held order (not yet placed) places it", async () => {
     const o = await makeOrder({ state: "HELD", reasonCode: "fraud_risk", reasonMessage: "Risky." });
-    expect(await retryOrder(deps, o.id)).toEqual({ ok: true, state: "RECEIVED" });
-    expect(await row(o.id)).toMatchObject({ state: "RECEIVED", reasonCode: null });
-    expect((await orderJobs(o.id)).map((x) => x.kind)).toEqual([JOB.place]);
+    await expectPlacedAgain(o.id, await retryOrder(deps, o.id));
   });
 });
 
@@ -350,17 +376,11 @@ describe("holdOrder", () => {
         state: "HELD",
       });
       const message = "Held by the merchant. Release it to go on.";
-      expect(await row(o.id)).toMatchObject({
-        state: "HELD",
-        reasonCode: "merchant_hold",
-        reasonMessage: message,
-      });
-      expect(await lastEntry(o.id)).toEqual({
-        step: "hold",
-        outcome: "held",
-        errorCode: "merchant_hold",
-        message,
-      });
+      await expectOrder(
+        o.id,
+        { state: "HELD", reasonCode: "merchant_hold", reasonMessage: message },
+        { step: "hold", outcome: "held", errorCode: "merchant_hold", message },
+      );
       // Holding schedules nothing.
       expect(await prisma.job.count()).toBe(jobs);
     });
@@ -437,21 +457,11 @@ describe("releaseOrder", () => {
 
   it("of an order held by the merchant before creation places it: RECEIVED, a place job", async () => {
     const o = await makeOrder({ state: "HELD", reasonCode: "merchant_hold", reasonMessage: "x" });
-    expect(await releaseOrder(deps, o.id, { shopDomain: SHOP })).toEqual({
-      ok: true,
-      state: "RECEIVED",
-    });
-    expect(await row(o.id)).toMatchObject({
-      state: "RECEIVED",
-      reasonCode: null,
-      reasonMessage: null,
-    });
-    expect((await orderJobs(o.id)).map((x) => x.kind)).toEqual([JOB.place]);
+    await expectPlacedAgain(o.id, await releaseOrder(deps, o.id, { shopDomain: SHOP }));
     // The place step skips the review window and the risk check for an order with this entry.
-    expect(await lastEntry(o.id)).toEqual({
+    await expectEntry(o.id, {
       step: "release",
       outcome: "info",
-      errorCode: null,
       message: "Released by the merchant.",
     });
   });
@@ -502,15 +512,12 @@ describe("releaseOrder", () => {
     });
     const pay = await payJobs(o.svcAccountId!);
     expect(pay).toHaveLength(1);
-    expect(pay[0]!.payload).toEqual({ accountId: o.svcAccountId });
-    expect(pay[0]!.shopDomain).toBe(SHOP);
-    expect(pay[0]!.runAt.getTime()).toBeLessThanOrEqual(Date.now());
+    expectDue(pay[0], { accountId: o.svcAccountId });
     expect(pay[0]!.idempotencyKey).toContain(`release:${o.id}:${nowMs}`);
     expect(await orderJobs(o.id)).toEqual([]);
-    expect(await lastEntry(o.id)).toEqual({
+    await expectEntry(o.id, {
       step: "release",
       outcome: "info",
-      errorCode: null,
       message: "Released: the balance is checked again.",
     });
   });
@@ -539,10 +546,9 @@ describe("cancelOrder", () => {
       flag: null,
     });
     expect(await prisma.job.count()).toBe(jobs);
-    expect(await lastEntry(o.id)).toEqual({
+    await expectEntry(o.id, {
       step: "cancel",
       outcome: "ok",
-      errorCode: null,
       message: "Cancelled by the merchant before payment.",
     });
   });
@@ -564,10 +570,9 @@ describe("cancelOrder", () => {
       reasonMessage: message,
       svcOrderId: o.svcOrderId,
     });
-    expect(await lastEntry(o.id)).toEqual({
+    await expectEntry(o.id, {
       step: "cancel",
       outcome: "ok",
-      errorCode: null,
       message: "Cancelled in the shop before payment.",
     });
     expect(await row(twin.id)).toMatchObject({ state: "RECEIVED", cancelledAt: null });
@@ -613,20 +618,18 @@ describe("cancelOrder", () => {
         });
         const who = source === "shop" ? "Cancelled in the shop" : "Cancelled by the merchant";
         const message = `${who} after the service order was paid: it will still ship. The service has no cancel call; open a dispute or contact the service.`;
-        expect(await row(o.id)).toMatchObject({
-          state,
-          flag: "cancelled_after_payment",
-          reasonMessage: message,
-          reasonCode: null,
-          cancelledAt: new Date(nowMs),
-          paymentBatchId: "paid-batch",
-        });
-        expect(await lastEntry(o.id)).toEqual({
-          step: "cancel",
-          outcome: "error",
-          errorCode: "cancelled_after_payment",
-          message,
-        });
+        await expectOrder(
+          o.id,
+          {
+            state,
+            flag: "cancelled_after_payment",
+            reasonMessage: message,
+            reasonCode: null,
+            cancelledAt: new Date(nowMs),
+            paymentBatchId: "paid-batch",
+          },
+          { step: "cancel", outcome: "error", errorCode: "cancelled_after_payment", message },
+        );
         expect(await prisma.job.count()).toBe(jobs);
       });
     }
@@ -680,7 +683,7 @@ describe("cancelOrder", () => {
           reasonMessage: null,
         });
         const who = source === "shop" ? "Cancelled in the shop" : "Cancelled by the merchant";
-        expect(await lastEntry(o.id)).toEqual({
+        await expectEntry(o.id, {
           step: "cancel",
           outcome: "error",
           errorCode: "cancel_requested",
