@@ -455,15 +455,13 @@ describe("releaseOrder", () => {
     });
   }
 
+  const releasedEntry = { step: "release", outcome: "info", message: "Released by the merchant." };
+
   it("of an order held by the merchant before creation places it: RECEIVED, a place job", async () => {
     const o = await makeOrder({ state: "HELD", reasonCode: "merchant_hold", reasonMessage: "x" });
     await expectPlacedAgain(o.id, await releaseOrder(deps, o.id, { shopDomain: SHOP }));
     // The place step skips the review window and the risk check for an order with this entry.
-    await expectEntry(o.id, {
-      step: "release",
-      outcome: "info",
-      message: "Released by the merchant.",
-    });
+    await expectEntry(o.id, releasedEntry);
   });
 
   it("of a held order created at the service resumes its payment", async () => {
@@ -479,7 +477,7 @@ describe("releaseOrder", () => {
     const pay = await payJobs(o.svcAccountId!);
     expect(pay).toHaveLength(1);
     expect(pay[0]!.idempotencyKey).toContain(`release:${o.id}:${nowMs}`);
-    expect((await lastEntry(o.id))?.step).toBe("release");
+    await expectEntry(o.id, releasedEntry);
   });
 
   it("of a held order sent without its service id waits for the connection", async () => {
