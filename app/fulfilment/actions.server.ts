@@ -97,7 +97,6 @@ async function resumeCreated(
       shopDomain: o.shopDomain,
       nowMs: deps.clock.now(),
       windowSeconds: 0,
-      now: true,
       key: `${step}:${o.id}:${deps.clock.now()}`,
     });
   }
@@ -153,7 +152,6 @@ export async function releaseOrder(
         shopDomain: o.shopDomain,
         nowMs: deps.clock.now(),
         windowSeconds: 0,
-        now: true,
         key: `release:${o.id}:${deps.clock.now()}`,
       });
     }
@@ -180,7 +178,6 @@ export async function cancelOrder(
   opts: { source?: "shop" | "merchant"; shopDomain?: string } = {},
 ): Promise<ActionResult> {
   const db = deps.prisma;
-  const source = opts.source ?? "merchant";
   const o =
     "orderId" in ref
       ? await load(deps, ref.orderId, opts.shopDomain)
@@ -194,7 +191,7 @@ export async function cancelOrder(
         });
   if (!o) return { ok: false, error: "Order not found." };
   if (o.state === "CANCELLED") return { ok: true, state: "CANCELLED", note: "already cancelled" };
-  const who = source === "shop" ? "Cancelled in the shop" : "Cancelled by the merchant";
+  const who = opts.source === "shop" ? "Cancelled in the shop" : "Cancelled by the merchant";
   const now = new Date(deps.clock.now());
 
   if (PAID_STATES.includes(o.state as never)) {
@@ -233,7 +230,7 @@ export async function cancelOrder(
         state: "CANCELLED",
         cancelledAt: now,
         paymentBatchId: null,
-        reasonCode: source === "shop" ? "cancelled_in_shop" : null,
+        reasonCode: opts.source === "shop" ? "cancelled_in_shop" : null,
         reasonMessage: `${who} before payment${cur.svcOrderId ? ` (the unpaid service order ${cur.svcOrderId} is left as it is)` : ""}.`,
       },
     });
