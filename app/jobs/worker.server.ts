@@ -307,22 +307,23 @@ export class Worker {
         return "lease_lost";
       }
       if (error instanceof RetryLater) {
-        await reschedule(this.prisma, job, this.id, error.delayMs, error.message);
-        return "rescheduled";
+        const written = await this.recorded(
+          reschedule(this.prisma, job, this.id, error.delayMs, error.message),
+        );
+        return written === "unknown" ? "unknown" : "rescheduled";
       }
       const waitMs = waitOf(error);
       if (waitMs !== null) {
         // Not a failure: the job waits (attempt given back) with the reason in lastError.
-        await reschedule(this.prisma, job, this.id, waitMs, errorMessage(error));
+        const written = await this.recorded(
+          reschedule(this.prisma, job, this.id, waitMs, errorMessage(error)),
+        );
         this.log("warn", "job waits", { jobId: String(job.id), kind: job.kind, waitMs });
-        return "rescheduled";
+        return written === "unknown" ? "unknown" : "rescheduled";
       }
-      const outcome = await fail(this.prisma, job, this.id, error, {
-        dead: error instanceof PermanentJobError,
-      }).catch((e) => {
-        this.log("error", "could not record a job failure", { err: errorMessage(e) });
-        return "unknown";
-      });
+      const outcome = await this.recorded(
+        fail(this.prisma, job, this.id, error, { dead: error instanceof PermanentJobError }),
+      );
       this.log(outcome === "dead" ? "error" : "warn", "job failed", {
         jobId: String(job.id),
         kind: job.kind,
@@ -331,6 +332,20 @@ export class Worker {
         err: errorMessage(error),
       });
       return outcome === "dead" ? "dead" : outcome === "retry" ? "retried" : "unknown";
+    }
+  }
+
+  /**
+   * The write that records a failed or waiting job's outcome. One the database refuses (it is
+   * down, or the error text holds what it cannot store) is logged, not thrown: the job stays
+   * held until its lease runs out and then runs again, and the worker goes on.
+   */
+  private async recorded<T>(write: Promise<T>): Promise<T | "unknown"> {
+    try {
+      return await write;
+    } catch (e) {
+      this.log("error", "could not record a job failure", { err: errorMessage(e) });
+      return "unknown";
     }
   }
 }
