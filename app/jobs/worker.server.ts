@@ -182,19 +182,15 @@ export class Worker {
         // Wakes from here on (a job finished, …) are for this round's claim or the next.
         this.wakePending = false;
         await this.housekeeping();
-        const free = this.concurrency - this.active.size;
-        let claimed = 0;
-        if (free > 0) {
-          const jobs = await claim(this.prisma, this.id, {
-            limit: free,
-            leaseMs: this.leaseMs,
-            kinds: Object.keys(this.handlers),
-          });
-          for (const job of jobs) this.spawn(job);
-          claimed = jobs.length;
-        }
+        // With no slot free, the claim asks for none and sends nothing.
+        const jobs = await claim(this.prisma, this.id, {
+          limit: this.concurrency - this.active.size,
+          leaseMs: this.leaseMs,
+          kinds: Object.keys(this.handlers),
+        });
+        for (const job of jobs) this.spawn(job);
         if (this.active.size >= this.concurrency) await this.sleep(this.pollMs);
-        else if (claimed === 0) await this.sleep(await this.idleMs());
+        else if (jobs.length === 0) await this.sleep(await this.idleMs());
       } catch (error) {
         this.log("error", "worker loop error", { err: errorMessage(error) });
         await this.sleep(Math.max(this.pollMs, 1000));
@@ -213,7 +209,7 @@ export class Worker {
     if (now - this.lastHousekeeping > 5_000) {
       this.lastHousekeeping = now;
       await buryExpired(this.prisma);
-      if (this.recurring.length) await scheduleRecurring(this.prisma, this.recurring, now);
+      await scheduleRecurring(this.prisma, this.recurring, now);
     }
   }
 
@@ -227,8 +223,9 @@ export class Worker {
     const rows = await this.prisma.$queryRaw<{ ms: number | null }[]>`
       SELECT (EXTRACT(EPOCH FROM (min("runAt") - now())) * 1000)::float8 AS ms FROM "Job"
       WHERE "state" = 'available' AND "kind" = ANY(${Object.keys(this.handlers)}::text[])`;
-    const ms = rows[0]?.ms;
-    if (ms === null || ms === undefined) return this.pollMs;
+    // An aggregate without GROUP BY: always one row, its min NULL when nothing waits.
+    const ms = rows[0]!.ms;
+    if (ms === null) return this.pollMs;
     return Math.max(5, Math.min(this.pollMs, Math.ceil(Number(ms)) + 5));
   }
 
@@ -267,12 +264,7 @@ export class Worker {
     const context = { jobId: String(job.id), jobKind: job.kind, shop: job.shopDomain ?? undefined };
     return withLogContext(context, async () => {
       const timer = startJobTimer(job);
-      let outcome: JobOutcome = "unknown";
-      try {
-        outcome = await this.runJob(job, controller);
-      } finally {
-        timer.done(outcome);
-      }
+      timer.done(await this.runJob(job, controller));
     });
   }
 
