@@ -10,7 +10,7 @@ import type { PrismaClient } from "@prisma/client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { currentLogContext } from "../../app/log-context.server";
-import { claim, enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/queue.server";
 import { type JobContext, RetryLater, Worker } from "../../app/jobs/worker.server";
 import { jobRuns } from "../../app/metrics/registry.server";
 
