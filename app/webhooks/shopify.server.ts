@@ -49,7 +49,8 @@ export async function receiveShopifyWebhook(
   if (request.method !== "POST") return new Response(null, { status: 405 });
   // Checked before the library sees it: the library's session lookup throws (a 500) on a shop
   // header that is not a myshopify domain.
-  const shop = (request.headers.get("X-Shopify-Shop-Domain") ?? "").trim().toLowerCase();
+  // (Headers have the whitespace around a value stripped already.)
+  const shop = (request.headers.get("X-Shopify-Shop-Domain") ?? "").toLowerCase();
   if (!SHOP_DOMAIN.test(shop)) return refuse(400, "shop is not a myshopify.com domain");
   // The raw body, read once within the route's limit (the server refused a larger one before
   // reading it); it is both what the HMAC covers and what is parsed, keeping ids above 2^53
@@ -68,7 +69,7 @@ export async function receiveShopifyWebhook(
       : refuse(400, "not a Shopify webhook");
   }
 
-  const header = (request.headers.get("X-Shopify-Topic") ?? "").trim().toLowerCase();
+  const header = (request.headers.get("X-Shopify-Topic") ?? "").toLowerCase();
   const topic = route.topics.find((t) => t === header);
   if (!topic) {
     logger.warn(
@@ -83,8 +84,9 @@ export async function receiveShopifyWebhook(
   try {
     payload = parseJsonBounded(raw, { lossless: true });
   } catch (error) {
-    if (error instanceof BodyLimitError) return refuse(error.status, error.message);
-    throw error;
+    // Whatever fails in it, parseJsonBounded throws a BodyLimitError (invalid_json at worst).
+    const refusal = error as BodyLimitError;
+    return refuse(refusal.status, refusal.message);
   }
   const check = checkTopicPayload(topic, payload);
   if (!check.ok || (check.shop !== undefined && check.shop !== shop)) {
@@ -118,5 +120,5 @@ export async function receiveShopifyWebhook(
       "Shopify webhook for a shop that is not installed: acknowledged, not stored",
     );
   }
-  return new Response(null, { status: 200 });
+  return new Response(null); // 200
 }
