@@ -272,7 +272,12 @@ export class Transport {
           this.options.logger?.info(log, "svc token rejected, obtaining another");
           continue;
         }
-        if (attempt < this.retry.maxAttempts && this.mayRetry(op, error)) {
+        // The caller gave up (its signal aborted): every further attempt would be aborted too.
+        if (
+          attempt < this.retry.maxAttempts &&
+          !input.signal?.aborted &&
+          this.mayRetry(op, error)
+        ) {
           const delay = this.backoff(attempt);
           this.options.logger?.warn({ ...log, retryInMs: delay }, "svc call failed, retrying");
           await this.sleep(delay);
