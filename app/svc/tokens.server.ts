@@ -55,6 +55,7 @@ export const NO_TOKENS_OR_WEBHOOK = {
 export class TokenManager implements TokenProvider {
   private readonly clock: Clock;
   private known: string[] = [];
+  private pending: Promise<string> | undefined;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -89,7 +90,15 @@ export class TokenManager implements TokenProvider {
     return token;
   }
 
-  async getToken(): Promise<string> {
+  /** Concurrent calls of this process share one look-up, and so at most one token request. */
+  getToken(): Promise<string> {
+    this.pending ??= this.obtain().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  private async obtain(): Promise<string> {
     const margin = this.opts.refreshMarginMs ?? 3600_000;
     const row = await this.row();
     const fresh = this.usable(row, margin);
