@@ -13,6 +13,7 @@ import * as E from "../../app/svc/errors";
 import {
   isSvcError,
   NO_TOKENS,
+  NO_TOKENS_OR_WEBHOOK,
   saveApiKeyAccount,
   TOKEN_REQUEST_INTERVAL_MS,
   TokenManager,
@@ -54,13 +55,30 @@ function authOver(baseUrl: string) {
   );
 }
 
+/** Another account with tokens and a recent getAccessToken: no step may touch it. */
+async function bystander() {
+  const other = await saveApiKeyAccount(prisma, { baseUrl: sim.url, apiKey: "api-key-bystander" });
+  const before = await prisma.svcAccount.update({
+    where: { id: other.id },
+    data: {
+      accessTokenEnc: encryptSecret("access-bystander"),
+      accessTokenExpiresAt: new Date(sim.clock.now() + HOUR),
+      refreshTokenEnc: encryptSecret("refresh-bystander"),
+      refreshTokenExpiresAt: new Date(sim.clock.now() + 24 * HOUR),
+      lastTokenRequestAt: new Date(sim.clock.now() - 10 * MIN),
+    },
+  });
+  return async () => expect(await row(other.id)).toEqual(before);
+}
+
 async function setup(opts: TokenManagerOptions = {}, auth?: (real: AuthResource) => AuthResource) {
   const fx = await accountFixture(sim, { callsPerSecond: 50 });
+  const untouched = await bystander();
   const { clock, at } = heldClock();
   const real = authOver(sim.url);
   const make = (o: TokenManagerOptions = {}) =>
     new TokenManager(prisma, fx.accountId, auth ? auth(real) : real, { clock, ...opts, ...o });
-  return { fx, at, tm: make(), make, real };
+  return { fx, at, tm: make(), make, real, untouched };
 }
 
 const row = (id: string) => prisma.svcAccount.findUniqueOrThrow({ where: { id } });
@@ -137,7 +155,7 @@ describe("when a stored token is used, refreshed or replaced", () => {
   });
 
   it("a refused refresh token is forgotten; a valid access token still serves, then the API key", async () => {
-    const { fx, at, tm } = await setup();
+    const { fx, at, tm, untouched } = await setup();
     const first = await tm.getToken();
     const r0 = await row(fx.accountId);
     const bogus = encryptSecret("refresh-unknown-0001");
@@ -157,6 +175,29 @@ describe("when a stored token is used, refreshed or replaced", () => {
     await tm.getToken();
     expect(count("getAccessToken", fx.simAccountId)).toBe(2);
     expect(count("refreshAccessToken", fx.simAccountId)).toBe(0);
+    await untouched();
+  });
+
+  it("a refresh token without its date, or a date without a token, is not used", async () => {
+    const { fx, at, tm } = await setup();
+    await tm.getToken();
+    const r0 = await row(fx.accountId);
+    sim.clock.advance(6 * MIN);
+    at(r0.accessTokenExpiresAt!.getTime() + MIN);
+    await prisma.svcAccount.update({
+      where: { id: fx.accountId },
+      data: { refreshTokenExpiresAt: null },
+    });
+    await tm.getToken();
+    sim.clock.advance(6 * MIN);
+    at(r0.accessTokenExpiresAt!.getTime() + 7 * MIN);
+    await prisma.svcAccount.update({
+      where: { id: fx.accountId },
+      data: { accessTokenExpiresAt: new Date(0), refreshTokenEnc: null },
+    });
+    await tm.getToken();
+    expect(count("refreshAccessToken", fx.simAccountId)).toBe(0);
+    expect(count("getAccessToken", fx.simAccountId)).toBe(3);
   });
 
   it("a refresh token the contract's check refuses (over 80 characters) counts as refused, unsent", async () => {
@@ -265,6 +306,12 @@ describe("getAccessToken at most once per 5 minutes", () => {
     await due.tm.getToken();
     expect(count("getAccessToken", due.fx.simAccountId)).toBe(1);
     expect((await row(due.fx.accountId)).lastTokenRequestAt!.getTime()).toBe(now);
+    await due.untouched();
+
+    const never = await withoutTokens(null);
+    never.at(now);
+    await never.tm.getToken();
+    expect(count("getAccessToken", never.fx.simAccountId)).toBe(1);
   });
 
   it("a request that never left gives the slot back as it was; one that may have arrived keeps it", async () => {
@@ -279,6 +326,7 @@ describe("getAccessToken at most once per 5 minutes", () => {
     expect(e).toBeInstanceOf(E.SvcNetworkError);
     expect(e.message).not.toContain(s.fx.apiKey);
     expect((await row(s.fx.accountId)).lastTokenRequestAt).toEqual(before);
+    await s.untouched();
 
     sim.setFaults({ rate5xx: 1, ops: ["getAccessToken"] });
     const lost = await caught(s.tm.getToken());
@@ -314,7 +362,21 @@ describe("getAccessToken at most once per 5 minutes", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(e).toBeInstanceOf(E.SvcTokenCooldownError);
     expect((e as E.SvcTokenCooldownError).retryAfterMs).toBe(TOKEN_REQUEST_INTERVAL_MS);
-  });
+  }, 15_000);
+
+  it("stops waiting when the other process gave its slot back (its request never left)", async () => {
+    const now = sim.clock.now();
+    const s = await withoutTokens(new Date(now));
+    s.at(now);
+    const pending = s.make({ waitForOtherMs: 60_000, pollMs: 10 }).getToken();
+    await new Promise((r) => setTimeout(r, 100));
+    await prisma.svcAccount.update({
+      where: { id: s.fx.accountId },
+      data: { lastTokenRequestAt: null },
+    });
+    const e = await caught(pending);
+    expect(e).toBeInstanceOf(E.SvcTokenCooldownError);
+  }, 20_000);
 
   it("does not wait for a request older than waitForOtherMs: it cannot be in flight any more", async () => {
     const now = sim.clock.now();
@@ -344,7 +406,7 @@ describe("concurrent calls and a rejected token", () => {
   });
 
   it("forgets the rejected token only if it is still the stored one", async () => {
-    const { fx, tm } = await setup();
+    const { fx, tm, untouched } = await setup();
     const token = await tm.getToken();
     const r0 = await row(fx.accountId);
     await tm.onTokenRejected("some-other-token");
@@ -354,6 +416,7 @@ describe("concurrent calls and a rejected token", () => {
     expect(r1.accessTokenEnc).toBeNull();
     expect(r1.accessTokenExpiresAt).toBeNull();
     expect(r1.refreshTokenEnc).toBe(r0.refreshTokenEnc);
+    await untouched();
     await tm.onTokenRejected(token);
     // A stored value that does not decrypt is left alone.
     await prisma.svcAccount.update({
@@ -373,6 +436,17 @@ describe("concurrent calls and a rejected token", () => {
     expect(await tm.currentToken()).toBe(token);
     at(r0.accessTokenExpiresAt!.getTime());
     expect(await tm.currentToken()).toBeUndefined();
+    at(undefined);
+    await prisma.svcAccount.update({
+      where: { id: fx.accountId },
+      data: { accessTokenExpiresAt: null },
+    });
+    expect(await tm.currentToken()).toBeUndefined();
+    await prisma.svcAccount.update({
+      where: { id: fx.accountId },
+      data: { accessTokenEnc: null, accessTokenExpiresAt: r0.accessTokenExpiresAt },
+    });
+    expect(await tm.currentToken()).toBeUndefined();
     await tm.clearTokens();
     expect(pick(await row(fx.accountId))).toEqual(NO_TOKENS);
     expect(sim.calls({ accountId: fx.simAccountId })).toHaveLength(1);
@@ -390,6 +464,7 @@ describe("secrets", () => {
     );
     function rec(i: number): TokenRecord {
       return {
+        openId: `open-${i}`,
         accessToken: `access-${i}-xxxx`,
         refreshToken: `refresh-${i}-xxxx`,
         accessTokenExpiryDate: new Date(sim.clock.now() + i * HOUR + 2 * HOUR),
@@ -397,17 +472,42 @@ describe("secrets", () => {
       };
     }
     await tm.getToken();
-    expect(tm.secrets()).toEqual(
-      expect.arrayContaining([fx.apiKey, "access-1-xxxx", "refresh-1-xxxx"]),
-    );
+    await tm.getToken();
+    expect(tm.secrets()).toEqual([fx.apiKey, "access-1-xxxx", "refresh-1-xxxx"]);
     for (let i = 2; i <= 12; i++) {
       at((await row(fx.accountId)).accessTokenExpiresAt!.getTime());
       expect(await tm.getToken()).toBe(`access-${i}-xxxx`);
     }
     const known = tm.secrets();
     expect(known).toHaveLength(20);
+    expect(new Set(known).size).toBe(20);
+    // The open id is the one getAccessToken gave, whatever a refresh says.
+    expect((await row(fx.accountId)).openId).toBe("open-1");
     expect(known).toEqual(expect.arrayContaining(["access-12-xxxx", "refresh-12-xxxx"]));
     expect(known).not.toContain(fx.apiKey);
+  });
+
+  it("forgetting an account's tokens and webhook leaves no secret but the key", async () => {
+    const { fx, tm } = await setup();
+    await tm.getToken();
+    const filled = await prisma.svcAccount.update({
+      where: { id: fx.accountId },
+      data: {
+        webhookSecretEnc: encryptSecret("hook-secret"),
+        webhookSecretHash: "ab".repeat(32),
+        webhookRegisteredAt: new Date(),
+      },
+    });
+    const secretColumns = Object.keys(filled).filter(
+      (k) => /(Enc|Hash|ExpiresAt|RegisteredAt)$/.test(k) && k !== "apiKeyEnc",
+    );
+    expect(secretColumns.every((k) => filled[k as keyof SvcAccount] !== null)).toBe(true);
+    const cleared = await prisma.svcAccount.update({
+      where: { id: fx.accountId },
+      data: NO_TOKENS_OR_WEBHOOK,
+    });
+    for (const k of secretColumns) expect(cleared[k as keyof SvcAccount]).toBeNull();
+    expect(plain(cleared.apiKeyEnc)).toBe(fx.apiKey);
   });
 
   it("stores the key and the tokens encrypted; saving a key again replaces it and forgets the tokens", async () => {

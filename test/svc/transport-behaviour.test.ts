@@ -407,7 +407,7 @@ describe("network failures and time-outs", () => {
   });
 
   it("gives the HTTP layer the time-out (30 s by default, or the operation's longer one)", async () => {
-    const seen: Array<{ headersTimeout?: number; bodyTimeout?: number }> = [];
+    const seen: Array<{ headersTimeout?: number | null; bodyTimeout?: number | null }> = [];
     const pool = new Pool(base);
     const recording = {
       request: (opts: Dispatcher.RequestOptions) => {
