@@ -71,9 +71,9 @@ export class TokenManager implements TokenProvider {
     return this.known;
   }
 
-  private remember(...values: Array<string | null | undefined>) {
-    for (const v of values) if (v && !this.known.includes(v)) this.known.push(v);
-    if (this.known.length > 20) this.known = this.known.slice(-20);
+  private remember(...values: string[]) {
+    for (const v of values) if (!this.known.includes(v)) this.known.push(v);
+    this.known = this.known.slice(-20);
   }
 
   private async row(): Promise<SvcAccount> {
