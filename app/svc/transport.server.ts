@@ -133,13 +133,13 @@ export async function closeSvcPools(): Promise<void> {
   await Promise.all(all.map((p) => p.close().catch(() => undefined)));
 }
 
-const NOT_SENT_CODES = new Set([
+/** Failures before the request left (a connect time-out has its own error, below). */
+const NOT_SENT_CODES = new Set<string | undefined>([
   "ECONNREFUSED",
   "ENOTFOUND",
   "EAI_AGAIN",
   "EHOSTUNREACH",
   "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
 const SECRET_BODY_KEYS = ["apiKey", "refreshToken", "accessToken", "code", "platformToken"];
@@ -257,10 +257,11 @@ export class Transport {
         if (error instanceof SvcRateLimitError && this.options.limiter) {
           await this.options.limiter.onRateLimited(op.bucket, op.name);
         }
+        const tokenRejectedCodes: readonly (number | undefined)[] = op.tokenRejectedCodes ?? [
+          1600001,
+        ];
         if (
-          error instanceof SvcAuthError &&
-          error.code !== undefined &&
-          (op.tokenRejectedCodes ?? [1600001]).includes(error.code) &&
+          tokenRejectedCodes.includes(error.code) &&
           token !== undefined &&
           input.token === undefined &&
           !tokenRetried &&
@@ -373,9 +374,9 @@ export class Transport {
     }
     let parsed: unknown;
     try {
-      parsed = text === "" ? undefined : parseJsonLossless(text);
+      parsed = parseJsonLossless(text);
     } catch {
-      parsed = undefined;
+      // Not JSON (an empty body included): no envelope.
     }
     const env = readEnvelope(parsed);
     if (!env) {
@@ -438,7 +439,7 @@ export class Transport {
         outcomeUnknown: true,
       });
     }
-    const notSent = e.code !== undefined && NOT_SENT_CODES.has(e.code);
+    const notSent = NOT_SENT_CODES.has(e.code);
     if (e.code === "UND_ERR_CONNECT_TIMEOUT") {
       return new SvcTimeoutError({
         operation: op.name,
@@ -456,7 +457,8 @@ export class Transport {
 
 /** Reads the envelope tolerantly: `code` as number or numeric text; `data` may be absent. */
 export function readEnvelope(body: unknown): Envelope | undefined {
-  if (!body || typeof body !== "object" || Array.isArray(body)) return undefined;
+  // Any other value (text, a number, an array) has no `code`: no envelope either.
+  if (!body) return undefined;
   const b = body as Record<string, unknown>;
   const code =
     typeof b.code === "number"
@@ -467,8 +469,7 @@ export function readEnvelope(body: unknown): Envelope | undefined {
   if (code === undefined) return undefined;
   return {
     code,
-    message:
-      typeof b.message === "string" ? b.message : b.message == null ? undefined : String(b.message),
+    message: b.message == null ? undefined : String(b.message),
     requestId: b.requestId == null ? undefined : String(b.requestId),
     data: b.data,
   };
