@@ -199,6 +199,7 @@ export class Transport {
       const where = parsed.error.issues
         .slice(0, 5)
         .map((i) => `${i.path.join(".") || "data"}: ${i.code}`)
+        // Stryker disable next-line StringLiteral: message
         .join("; ");
       throw new SvcResponseError({
         operation: op.name,
@@ -234,6 +235,7 @@ export class Transport {
             code: env.code,
             requestId: env.requestId,
           },
+          // Stryker disable next-line StringLiteral: message
           "svc call",
         );
         return env;
@@ -270,6 +272,7 @@ export class Transport {
           tokenRetried = true;
           attempt--;
           await this.options.tokens.onTokenRejected(token);
+          // Stryker disable next-line StringLiteral: message
           this.options.logger?.info(log, "svc token rejected, obtaining another");
           continue;
         }
@@ -280,10 +283,12 @@ export class Transport {
           this.mayRetry(op, error)
         ) {
           const delay = this.backoff(attempt);
+          // Stryker disable next-line StringLiteral: message
           this.options.logger?.warn({ ...log, retryInMs: delay }, "svc call failed, retrying");
           await this.sleep(delay);
           continue;
         }
+        // Stryker disable next-line StringLiteral: message
         this.options.logger?.warn(log, "svc call failed");
         throw error;
       }
@@ -294,6 +299,7 @@ export class Transport {
     if (!this.options.tokens) {
       throw new SvcAuthError({
         operation: op.name,
+        // Stryker disable next-line StringLiteral: message
         message: "no access token provider configured",
       });
     }
@@ -383,6 +389,7 @@ export class Transport {
       if (status >= 500) {
         throw new SvcServerError({
           operation: op.name,
+          // Stryker disable next-line StringLiteral: message
           message: `HTTP ${status}`,
           httpStatus: status,
           outcomeUnknown: true,
@@ -390,6 +397,7 @@ export class Transport {
       }
       throw new SvcResponseError({
         operation: op.name,
+        // Stryker disable next-line StringLiteral: message
         message: `HTTP ${status} without a service envelope`,
         httpStatus: status,
       });
@@ -399,6 +407,7 @@ export class Transport {
     if (ok && status >= 500) {
       throw new SvcServerError({
         operation: op.name,
+        // Stryker disable next-line StringLiteral: message
         message: `HTTP ${status}`,
         httpStatus: status,
         outcomeUnknown: true,
@@ -406,6 +415,7 @@ export class Transport {
     }
     throw errorForCode({
       code: env.code,
+      // Stryker disable next-line StringLiteral: message
       message: redactSecrets(env.message ?? "error", secrets).slice(0, 300),
       requestId: env.requestId,
       operation: op.name,
@@ -435,6 +445,7 @@ export class Transport {
     ) {
       return new SvcTimeoutError({
         operation: op.name,
+        // Stryker disable next-line StringLiteral: message
         message: `no answer within ${timeoutMs} ms`,
         outcomeUnknown: true,
       });
@@ -443,12 +454,14 @@ export class Transport {
     if (e.code === "UND_ERR_CONNECT_TIMEOUT") {
       return new SvcTimeoutError({
         operation: op.name,
+        // Stryker disable next-line StringLiteral: message
         message: `connect timeout (${detail})`,
         outcomeUnknown: false,
       });
     }
     return new SvcNetworkError({
       operation: op.name,
+      // Stryker disable next-line StringLiteral: message
       message: `network failure (${detail})`,
       outcomeUnknown: !notSent,
     });

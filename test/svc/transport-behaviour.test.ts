@@ -248,6 +248,7 @@ describe("back-off between retries, as durations", () => {
       outcomeUnknown: true,
     });
     expect(last.retryInMs).toBeUndefined();
+    for (const l of lines) expect(l.ms as number).toBeLessThan(600_000);
     expect(lines.every((l) => l.level === 40)).toBe(true);
   });
 });
@@ -451,8 +452,10 @@ describe("network failures and time-outs", () => {
         dispatcher: failingDispatcher(undiciError(code, `failed with ${TOKEN_A}`, name), seen),
         retry: { maxAttempts: 2 },
       });
-      const e = await failure(t.request(op("write"), { body: {} }));
+      const o = op("write");
+      const e = await failure(t.request(o, { body: {} }));
       expect(e.constructor).toBe(Cls);
+      expect(e.operation).toBe(o.name);
       expect(e.outcomeUnknown).toBe(unknown);
       expect(seen).toHaveLength(unknown ? 1 : 2);
       expect(delays).toEqual(unknown ? [] : [200]);
@@ -460,6 +463,31 @@ describe("network failures and time-outs", () => {
       expect(e.message).not.toContain(TOKEN_A);
     },
   );
+
+  it("a network error says what failed, briefly: the cause's code (or name) and message", async () => {
+    const cases: Array<[object, string]> = [
+      [
+        { code: "ECONNRESET", name: "Error", message: "socket hang up" },
+        "(ECONNRESET: socket hang up)",
+      ],
+      [{ name: "SocketError", message: "other side closed" }, "(SocketError: other side closed)"],
+      [{}, "(error: )"],
+    ];
+    for (const [cause, detail] of cases) {
+      const { t } = transport({
+        dispatcher: failingDispatcher(cause as Error),
+        retry: { maxAttempts: 1 },
+      });
+      const e = await failure(t.request(op("query"), {}));
+      expect(e.message).toContain(detail);
+    }
+    const { t } = transport({
+      dispatcher: failingDispatcher(undiciError("ECONNRESET", "x".repeat(5_000))),
+      retry: { maxAttempts: 1 },
+    });
+    const long = await failure(t.request(op("query"), {}));
+    expect(long.message.length).toBeLessThan(300);
+  });
 
   it("an error without code or message is still a network failure", async () => {
     const { t } = transport({
@@ -509,6 +537,7 @@ describe("envelopes and HTTP statuses", () => {
       { code: " 200" },
       { code: "200 " },
       { code: true },
+      { code: ["200"] },
     ])
       expect(readEnvelope(bad)).toBeUndefined();
   });
@@ -623,8 +652,10 @@ describe("the request", () => {
 
   it("refuses a token operation without a token provider, before sending anything", async () => {
     const t = new Transport({ baseUrl: base });
-    const e = await failure(t.request(op("query"), {}));
+    const o = op("query");
+    const e = await failure(t.request(o, {}));
     expect(e).toBeInstanceOf(E.SvcAuthError);
+    expect(e.operation).toBe(o.name);
     expect(arrivals).toHaveLength(0);
     expect((await t.request(op("none"), {})).code).toBe(200);
   });
@@ -770,7 +801,9 @@ describe("secrets, logs and metrics", () => {
       code: 200,
       requestId: "rq-200",
     });
+    // Milliseconds of this call (not of the epoch).
     expect(line.ms).toBeGreaterThanOrEqual(0);
+    expect(line.ms).toBeLessThan(600_000);
     expect(cap.lines[0]).not.toContain(TOKEN_A);
   });
 
