@@ -3,9 +3,9 @@
  * which failures are retried (never a write after an unknown outcome), time-outs, malformed
  * envelopes and HTTP statuses, a rejected token handed back once, secrets, logs and metrics.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { Pool, type Dispatcher } from "undici";
 import { z } from "zod";
 import { svcCallDuration, svcCalls } from "../../app/metrics/registry.server";
@@ -20,6 +20,7 @@ import {
   type TokenProvider,
   type TransportOptions,
 } from "../../app/svc/transport.server";
+import { listenOnLoopback } from "../helpers/loopback";
 import { captureLogger } from "./sim-helpers";
 
 interface Arrival {
@@ -33,10 +34,12 @@ interface Arrival {
 type Reply = (res: ServerResponse, req: Arrival) => void;
 
 const arrivals: Arrival[] = [];
+
+// A loaded machine (mutation runs beside other suites) can stretch a test of many calls.
+vi.setConfig({ testTimeout: 90_000 });
 let replies: Reply[] = [];
 let openSockets = 0;
 let maxOpenSockets = 0;
-const sockets = new Set<Socket>();
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
@@ -55,24 +58,22 @@ const server = createServer((req, res) => {
   });
 });
 server.on("connection", (s: Socket) => {
-  sockets.add(s);
   openSockets++;
   maxOpenSockets = Math.max(maxOpenSockets, openSockets);
   s.on("close", () => {
-    sockets.delete(s);
     openSockets--;
   });
 });
 let base = "";
+let local: Awaited<ReturnType<typeof listenOnLoopback>>;
 
 beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  local = await listenOnLoopback(server);
+  base = local.url;
 });
 afterAll(async () => {
   await closeSvcPools();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await local.close();
 });
 beforeEach(() => {
   arrivals.length = 0;
@@ -157,7 +158,7 @@ function transport(over: Partial<TransportOptions> = {}) {
   const t = new Transport({
     baseUrl: base,
     tokens,
-    timeoutMs: 2_000,
+    timeoutMs: 10_000,
     retry: { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000 },
     sleep: async (ms) => void delays.push(ms),
     random: () => 1,
@@ -386,7 +387,7 @@ describe("network failures and time-outs", () => {
     expect(q).toBeInstanceOf(E.SvcTimeoutError);
     expect(arrivals).toHaveLength(3);
     // The server saw every request given up (its connection closed without an answer).
-    await expect.poll(() => closed).toEqual([false, false, false]);
+    await expect.poll(() => closed, { timeout: 10_000 }).toEqual([false, false, false]);
   });
 
   it("a reply that stalls in the body times out too", async () => {
@@ -403,7 +404,7 @@ describe("network failures and time-outs", () => {
   it("an operation's minimum time-out outlasts a shorter client time-out", async () => {
     answer((res, a) => setTimeout(() => svc(200, a.url)(res, a), 300));
     const { t } = transport({ timeoutMs: 100, retry: { maxAttempts: 1 } });
-    const env = await t.request(op("write", { minTimeoutMs: 2_000 }), {});
+    const env = await t.request(op("write", { minTimeoutMs: 10_000 }), {});
     expect(env.data).toBe("/api2.0/v1/t/write");
   });
 
@@ -504,7 +505,7 @@ describe("network failures and time-outs", () => {
     const ac = new AbortController();
     const { t, delays } = transport();
     const p = t.request(op("query"), { signal: ac.signal });
-    await expect.poll(() => arrivals.length).toBe(1);
+    await expect.poll(() => arrivals.length, { timeout: 10_000 }).toBe(1);
     ac.abort();
     const e = await failure(p);
     expect(e).not.toBeInstanceOf(E.SvcTimeoutError);
