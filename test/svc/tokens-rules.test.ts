@@ -4,8 +4,8 @@
  * refreshes, the 5-minute getAccessToken slot and waiting for another process, concurrent calls,
  * a rejected token, tokens at rest, and no secret in any error.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { SvcAccount } from "@prisma/client";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Prisma, SvcAccount } from "@prisma/client";
 import { decryptSecret, encryptSecret } from "../../app/crypto.server";
 import { AuthResource, type TokenRecord } from "../../app/svc/auth.server";
 import type { Clock } from "../../app/svc/clock";
@@ -25,6 +25,9 @@ import { accountFixture, prisma, startServiceSim, type ServiceSim } from "./sim-
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 let sim: ServiceSim;
+
+// A loaded machine (mutation runs beside other suites) can stretch a test of many calls.
+vi.setConfig({ testTimeout: 90_000 });
 
 beforeAll(async () => {
   sim = await startServiceSim({ catalogSize: 5 });
@@ -49,7 +52,7 @@ function authOver(baseUrl: string) {
   return new AuthResource(
     new Transport({
       baseUrl,
-      timeoutMs: 2_000,
+      timeoutMs: 15_000,
       retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 20 },
     }),
   );
@@ -58,15 +61,12 @@ function authOver(baseUrl: string) {
 /** Another account with tokens and a recent getAccessToken: no step may touch it. */
 async function bystander() {
   const other = await saveApiKeyAccount(prisma, { baseUrl: sim.url, apiKey: "api-key-bystander" });
-  const before = await prisma.svcAccount.update({
-    where: { id: other.id },
-    data: {
-      accessTokenEnc: encryptSecret("access-bystander"),
-      accessTokenExpiresAt: new Date(sim.clock.now() + HOUR),
-      refreshTokenEnc: encryptSecret("refresh-bystander"),
-      refreshTokenExpiresAt: new Date(sim.clock.now() + 24 * HOUR),
-      lastTokenRequestAt: new Date(sim.clock.now() - 10 * MIN),
-    },
+  const before = await change(other.id, {
+    accessTokenEnc: encryptSecret("access-bystander"),
+    accessTokenExpiresAt: new Date(sim.clock.now() + HOUR),
+    refreshTokenEnc: encryptSecret("refresh-bystander"),
+    refreshTokenExpiresAt: new Date(sim.clock.now() + 24 * HOUR),
+    lastTokenRequestAt: new Date(sim.clock.now() - 10 * MIN),
   });
   return async () => expect(await row(other.id)).toEqual(before);
 }
@@ -81,6 +81,8 @@ async function setup(opts: TokenManagerOptions = {}, auth?: (real: AuthResource)
   return { fx, at, tm: make(), make, real, untouched };
 }
 
+const change = (id: string, data: Prisma.SvcAccountUpdateInput) =>
+  prisma.svcAccount.update({ where: { id }, data });
 const row = (id: string) => prisma.svcAccount.findUniqueOrThrow({ where: { id } });
 const count = (op: string, simAccountId: string) =>
   sim.calls({ op, accountId: simAccountId }).length;
@@ -126,7 +128,7 @@ describe("when a stored token is used, refreshed or replaced", () => {
     at(r0.refreshTokenExpiresAt!.getTime() - 1);
     await tm.getToken();
     expect(count("refreshAccessToken", fx.simAccountId)).toBe(1);
-    await prisma.svcAccount.update({ where: { id: fx.accountId }, data: { ...pick(r0) } });
+    await change(fx.accountId, { ...pick(r0) });
     at(r0.refreshTokenExpiresAt!.getTime());
     await tm.getToken();
     expect(count("refreshAccessToken", fx.simAccountId)).toBe(1);
@@ -159,10 +161,7 @@ describe("when a stored token is used, refreshed or replaced", () => {
     const first = await tm.getToken();
     const r0 = await row(fx.accountId);
     const bogus = encryptSecret("refresh-unknown-0001");
-    await prisma.svcAccount.update({
-      where: { id: fx.accountId },
-      data: { refreshTokenEnc: bogus },
-    });
+    await change(fx.accountId, { refreshTokenEnc: bogus });
     at(r0.accessTokenExpiresAt!.getTime() - 30 * MIN);
     expect(await tm.getToken()).toBe(first);
     const r1 = await row(fx.accountId);
@@ -184,17 +183,11 @@ describe("when a stored token is used, refreshed or replaced", () => {
     const r0 = await row(fx.accountId);
     sim.clock.advance(6 * MIN);
     at(r0.accessTokenExpiresAt!.getTime() + MIN);
-    await prisma.svcAccount.update({
-      where: { id: fx.accountId },
-      data: { refreshTokenExpiresAt: null },
-    });
+    await change(fx.accountId, { refreshTokenExpiresAt: null });
     await tm.getToken();
     sim.clock.advance(6 * MIN);
     at(r0.accessTokenExpiresAt!.getTime() + 7 * MIN);
-    await prisma.svcAccount.update({
-      where: { id: fx.accountId },
-      data: { accessTokenExpiresAt: new Date(0), refreshTokenEnc: null },
-    });
+    await change(fx.accountId, { accessTokenExpiresAt: new Date(0), refreshTokenEnc: null });
     await tm.getToken();
     expect(count("refreshAccessToken", fx.simAccountId)).toBe(0);
     expect(count("getAccessToken", fx.simAccountId)).toBe(3);
@@ -204,10 +197,7 @@ describe("when a stored token is used, refreshed or replaced", () => {
     const { fx, at, tm } = await setup();
     await tm.getToken();
     const r0 = await row(fx.accountId);
-    await prisma.svcAccount.update({
-      where: { id: fx.accountId },
-      data: { refreshTokenEnc: encryptSecret("r".repeat(81)) },
-    });
+    await change(fx.accountId, { refreshTokenEnc: encryptSecret("r".repeat(81)) });
     at(r0.accessTokenExpiresAt!.getTime() - 30 * MIN);
     await tm.getToken();
     expect((await row(fx.accountId)).refreshTokenEnc).toBeNull();
@@ -226,14 +216,11 @@ describe("when a stored token is used, refreshed or replaced", () => {
       Object.assign(Object.create(real) as AuthResource, {
         refreshAccessToken: async (rt: string) => {
           // While this process's refresh is under way, another one refreshes and stores.
-          await prisma.svcAccount.update({
-            where: { id: accountId },
-            data: {
-              accessTokenEnc: encryptSecret(other.accessToken),
-              accessTokenExpiresAt: other.accessTokenExpiryDate,
-              refreshTokenEnc: encryptSecret(other.refreshToken),
-              refreshTokenExpiresAt: other.refreshTokenExpiryDate,
-            },
+          await change(accountId, {
+            accessTokenEnc: encryptSecret(other.accessToken),
+            accessTokenExpiresAt: other.accessTokenExpiryDate,
+            refreshTokenEnc: encryptSecret(other.refreshToken),
+            refreshTokenExpiresAt: other.refreshTokenExpiryDate,
           });
           return real.refreshAccessToken(`${rt}-spent`);
         },
@@ -252,24 +239,24 @@ describe("when a stored token is used, refreshed or replaced", () => {
     const { fx, at, tm } = await setup();
     await tm.getToken();
     const r0 = await row(fx.accountId);
-    await prisma.svcAccount.update({
-      where: { id: fx.accountId },
-      data: {
-        authMethod: "authorizationCode",
-        apiKeyEnc: null,
-        refreshTokenEnc: encryptSecret("refresh-unknown-0002"),
-      },
+    await change(fx.accountId, {
+      authMethod: "authorizationCode",
+      apiKeyEnc: null,
+      refreshTokenEnc: encryptSecret("refresh-unknown-0002"),
     });
     at(r0.accessTokenExpiresAt!.getTime());
     const e = await caught(tm.getToken());
     expect(e).toBeInstanceOf(E.SvcReauthorizationRequiredError);
+    expect(e.operation).toBe("token");
     expect((await row(fx.accountId)).refreshTokenEnc).toBeNull();
     expect(count("getAccessToken", fx.simAccountId)).toBe(1);
   });
 
   it("refuses an account that does not exist", async () => {
     const tm = new TokenManager(prisma, "no-such-account", authOver(sim.url));
-    expect(await caught(tm.getToken())).toBeInstanceOf(E.SvcAuthError);
+    const e = await caught(tm.getToken());
+    expect(e).toBeInstanceOf(E.SvcAuthError);
+    expect(e.operation).toBe("token");
   });
 });
 
@@ -285,10 +272,7 @@ function pick(r: SvcAccount) {
 describe("getAccessToken at most once per 5 minutes", () => {
   async function withoutTokens(lastTokenRequestAt: Date | null) {
     const s = await setup({ waitForOtherMs: 100, pollMs: 10 });
-    await prisma.svcAccount.update({
-      where: { id: s.fx.accountId },
-      data: { ...NO_TOKENS, lastTokenRequestAt },
-    });
+    await change(s.fx.accountId, { ...NO_TOKENS, lastTokenRequestAt });
     return s;
   }
 
@@ -299,6 +283,7 @@ describe("getAccessToken at most once per 5 minutes", () => {
     const e = await caught(early.tm.getToken());
     expect(e).toBeInstanceOf(E.SvcTokenCooldownError);
     expect((e as E.SvcTokenCooldownError).retryAfterMs).toBe(1);
+    expect(e.operation).toBe("getAccessToken");
     expect(count("getAccessToken", early.fx.simAccountId)).toBe(0);
 
     const due = await withoutTokens(new Date(now - TOKEN_REQUEST_INTERVAL_MS));
@@ -333,6 +318,29 @@ describe("getAccessToken at most once per 5 minutes", () => {
     expect(lost).toBeInstanceOf(E.SvcServerError);
     expect(lost.message).not.toContain(s.fx.apiKey);
     expect((await row(s.fx.accountId)).lastTokenRequestAt!.getTime()).toBe(now);
+
+    // A key the service refused: it was heard, the slot stays taken.
+    sim.clearFaults();
+    const refused = await withoutTokens(before);
+    refused.at(now);
+    await change(refused.fx.accountId, { apiKeyEnc: encryptSecret("api-key-unknown-0001") });
+    const no = await caught(refused.tm.getToken());
+    expect(no).toBeInstanceOf(E.SvcAuthError);
+    expect(no.message).not.toContain("api-key-unknown-0001");
+    expect((await row(refused.fx.accountId)).lastTokenRequestAt!.getTime()).toBe(now);
+  });
+
+  it("waits up to waitForOtherMs after the other process's request, to the millisecond", async () => {
+    const now = sim.clock.now();
+    const s = await withoutTokens(new Date(now - 5_000));
+    s.at(now);
+    const pending = s.make({ waitForOtherMs: 5_000, pollMs: 10 }).getToken();
+    await new Promise((r) => setTimeout(r, 200));
+    await change(s.fx.accountId, {
+      accessTokenEnc: encryptSecret("access-just-in-time"),
+      accessTokenExpiresAt: new Date(now + HOUR),
+    });
+    expect(await pending).toBe("access-just-in-time");
   });
 
   it("waits for the token another process is getting, and uses it", async () => {
@@ -342,12 +350,9 @@ describe("getAccessToken at most once per 5 minutes", () => {
     const tm = s.make({ waitForOtherMs: 10_000, pollMs: 10 });
     const pending = tm.getToken();
     await new Promise((r) => setTimeout(r, 150));
-    await prisma.svcAccount.update({
-      where: { id: s.fx.accountId },
-      data: {
-        accessTokenEnc: encryptSecret("access-from-the-winner"),
-        accessTokenExpiresAt: new Date(now + HOUR),
-      },
+    await change(s.fx.accountId, {
+      accessTokenEnc: encryptSecret("access-from-the-winner"),
+      accessTokenExpiresAt: new Date(now + HOUR),
     });
     expect(await pending).toBe("access-from-the-winner");
     expect(count("getAccessToken", s.fx.simAccountId)).toBe(0);
@@ -357,12 +362,22 @@ describe("getAccessToken at most once per 5 minutes", () => {
     const now = sim.clock.now();
     const s = await withoutTokens(new Date(now));
     s.at(now);
+    // The other process's token lands long after this one stopped waiting.
+    const late = setTimeout(
+      () =>
+        void change(s.fx.accountId, {
+          accessTokenEnc: encryptSecret("access-too-late"),
+          accessTokenExpiresAt: new Date(now + HOUR),
+        }),
+      5_000,
+    );
     const started = Date.now();
     const e = await caught(s.make({ waitForOtherMs: 300, pollMs: 10 }).getToken());
+    clearTimeout(late);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(e).toBeInstanceOf(E.SvcTokenCooldownError);
     expect((e as E.SvcTokenCooldownError).retryAfterMs).toBe(TOKEN_REQUEST_INTERVAL_MS);
-  }, 15_000);
+  });
 
   it("stops waiting when the other process gave its slot back (its request never left)", async () => {
     const now = sim.clock.now();
@@ -370,13 +385,10 @@ describe("getAccessToken at most once per 5 minutes", () => {
     s.at(now);
     const pending = s.make({ waitForOtherMs: 60_000, pollMs: 10 }).getToken();
     await new Promise((r) => setTimeout(r, 100));
-    await prisma.svcAccount.update({
-      where: { id: s.fx.accountId },
-      data: { lastTokenRequestAt: null },
-    });
+    await change(s.fx.accountId, { lastTokenRequestAt: null });
     const e = await caught(pending);
     expect(e).toBeInstanceOf(E.SvcTokenCooldownError);
-  }, 20_000);
+  }, 45_000);
 
   it("does not wait for a request older than waitForOtherMs: it cannot be in flight any more", async () => {
     const now = sim.clock.now();
@@ -384,7 +396,7 @@ describe("getAccessToken at most once per 5 minutes", () => {
     s.at(now);
     const e = await caught(s.make({ waitForOtherMs: 60_000, pollMs: 10 }).getToken());
     expect((e as E.SvcTokenCooldownError).retryAfterMs).toBe(3 * MIN);
-  }, 20_000);
+  }, 45_000);
 });
 
 describe("concurrent calls and a rejected token", () => {
@@ -419,9 +431,9 @@ describe("concurrent calls and a rejected token", () => {
     await untouched();
     await tm.onTokenRejected(token);
     // A stored value that does not decrypt is left alone.
-    await prisma.svcAccount.update({
-      where: { id: fx.accountId },
-      data: { accessTokenEnc: "not-a-sealed-value", accessTokenExpiresAt: new Date() },
+    await change(fx.accountId, {
+      accessTokenEnc: "not-a-sealed-value",
+      accessTokenExpiresAt: new Date(),
     });
     await tm.onTokenRejected("x");
     expect((await row(fx.accountId)).accessTokenEnc).toBe("not-a-sealed-value");
@@ -437,14 +449,11 @@ describe("concurrent calls and a rejected token", () => {
     at(r0.accessTokenExpiresAt!.getTime());
     expect(await tm.currentToken()).toBeUndefined();
     at(undefined);
-    await prisma.svcAccount.update({
-      where: { id: fx.accountId },
-      data: { accessTokenExpiresAt: null },
-    });
+    await change(fx.accountId, { accessTokenExpiresAt: null });
     expect(await tm.currentToken()).toBeUndefined();
-    await prisma.svcAccount.update({
-      where: { id: fx.accountId },
-      data: { accessTokenEnc: null, accessTokenExpiresAt: r0.accessTokenExpiresAt },
+    await change(fx.accountId, {
+      accessTokenEnc: null,
+      accessTokenExpiresAt: r0.accessTokenExpiresAt,
     });
     expect(await tm.currentToken()).toBeUndefined();
     await tm.clearTokens();
@@ -487,25 +496,34 @@ describe("secrets", () => {
     expect(known).not.toContain(fx.apiKey);
   });
 
+  it("a new process knows the stored tokens it reads, even when the refresh then fails", async () => {
+    const { fx, at, tm, make } = await setup();
+    const access = await tm.getToken();
+    const r0 = await row(fx.accountId);
+    const refresh = plain(r0.refreshTokenEnc)!;
+    const reader = make();
+    expect(await reader.getToken()).toBe(access);
+    expect(reader.secrets()).toEqual([access]);
+    sim.setFaults({ rate5xx: 1, ops: ["refreshAccessToken"] });
+    const refresher = make();
+    at(r0.accessTokenExpiresAt!.getTime() + MIN);
+    await caught(refresher.getToken());
+    expect(refresher.secrets()).toEqual([refresh]);
+  });
+
   it("forgetting an account's tokens and webhook leaves no secret but the key", async () => {
     const { fx, tm } = await setup();
     await tm.getToken();
-    const filled = await prisma.svcAccount.update({
-      where: { id: fx.accountId },
-      data: {
-        webhookSecretEnc: encryptSecret("hook-secret"),
-        webhookSecretHash: "ab".repeat(32),
-        webhookRegisteredAt: new Date(),
-      },
+    const filled = await change(fx.accountId, {
+      webhookSecretEnc: encryptSecret("hook-secret"),
+      webhookSecretHash: "ab".repeat(32),
+      webhookRegisteredAt: new Date(),
     });
     const secretColumns = Object.keys(filled).filter(
       (k) => /(Enc|Hash|ExpiresAt|RegisteredAt)$/.test(k) && k !== "apiKeyEnc",
     );
     expect(secretColumns.every((k) => filled[k as keyof SvcAccount] !== null)).toBe(true);
-    const cleared = await prisma.svcAccount.update({
-      where: { id: fx.accountId },
-      data: NO_TOKENS_OR_WEBHOOK,
-    });
+    const cleared = await change(fx.accountId, NO_TOKENS_OR_WEBHOOK);
     for (const k of secretColumns) expect(cleared[k as keyof SvcAccount]).toBeNull();
     expect(plain(cleared.apiKeyEnc)).toBe(fx.apiKey);
   });
@@ -522,10 +540,7 @@ describe("secrets", () => {
     expect(a.apiKeyEnc).not.toContain("api-key-first-0001");
     expect(plain(a.apiKeyEnc)).toBe("api-key-first-0001");
     expect(a).toMatchObject({ authMethod: "apiKey", callsPerSecond: 7, queryCallsPerSecond: 9 });
-    await prisma.svcAccount.update({
-      where: { id: a.id },
-      data: { accessTokenEnc: encryptSecret("t"), accessTokenExpiresAt: new Date() },
-    });
+    await change(a.id, { accessTokenEnc: encryptSecret("t"), accessTokenExpiresAt: new Date() });
     const b = await saveApiKeyAccount(prisma, {
       baseUrl: sim.url,
       apiKey: "api-key-second-0002",
