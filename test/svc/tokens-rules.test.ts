@@ -365,10 +365,11 @@ describe("getAccessToken at most once per 5 minutes", () => {
     // The other process's token lands long after this one stopped waiting.
     const late = setTimeout(
       () =>
+        // (A Prisma query runs only once awaited or then-ed.)
         void change(s.fx.accountId, {
           accessTokenEnc: encryptSecret("access-too-late"),
           accessTokenExpiresAt: new Date(now + HOUR),
-        }),
+        }).then(() => undefined),
       5_000,
     );
     const started = Date.now();
