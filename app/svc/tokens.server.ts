@@ -55,6 +55,7 @@ export const NO_TOKENS_OR_WEBHOOK = {
 export class TokenManager implements TokenProvider {
   private readonly clock: Clock;
   private known: string[] = [];
+  private pending: Promise<string> | undefined;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -70,14 +71,20 @@ export class TokenManager implements TokenProvider {
     return this.known;
   }
 
-  private remember(...values: Array<string | null | undefined>) {
-    for (const v of values) if (v && !this.known.includes(v)) this.known.push(v);
-    if (this.known.length > 20) this.known = this.known.slice(-20);
+  private remember(...values: string[]) {
+    for (const v of values) if (!this.known.includes(v)) this.known.push(v);
+    this.known = this.known.slice(-20);
   }
 
   private async row(): Promise<SvcAccount> {
     const row = await this.prisma.svcAccount.findUnique({ where: { id: this.accountId } });
-    if (!row) throw new SvcAuthError({ operation: "token", message: "service account not found" });
+    if (!row) {
+      throw new SvcAuthError({
+        operation: "token",
+        // Stryker disable next-line StringLiteral: message
+        message: "service account not found",
+      });
+    }
     return row;
   }
 
@@ -89,7 +96,15 @@ export class TokenManager implements TokenProvider {
     return token;
   }
 
-  async getToken(): Promise<string> {
+  /** Concurrent calls of this process share one look-up, and so at most one token request. */
+  getToken(): Promise<string> {
+    this.pending ??= this.obtain().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  private async obtain(): Promise<string> {
     const margin = this.opts.refreshMarginMs ?? 3600_000;
     const row = await this.row();
     const fresh = this.usable(row, margin);
@@ -130,6 +145,7 @@ export class TokenManager implements TokenProvider {
     if (row.apiKeyEnc) return this.obtainWithApiKey(row);
     throw new SvcReauthorizationRequiredError({
       operation: "token",
+      // Stryker disable next-line StringLiteral: message
       message: "the authorization has expired; the merchant must authorize again",
     });
   }
@@ -181,6 +197,7 @@ export class TokenManager implements TokenProvider {
     throw new SvcTokenCooldownError(
       {
         operation: "getAccessToken",
+        // Stryker disable next-line StringLiteral: message
         message: "a token was requested less than 5 minutes ago and none is available yet",
       },
       Math.max(0, last + TOKEN_REQUEST_INTERVAL_MS - this.clock.now()),

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { ActionFunctionArgs } from "@remix-run/node";
+import { listenOnLoopback } from "./loopback";
 import { callRoute } from "./remix";
 
 type Route = (args: ActionFunctionArgs) => unknown;
@@ -50,14 +50,5 @@ export async function serveRoutes(
         .end(Buffer.from(await response.arrayBuffer()));
     })().catch(() => res.writeHead(500).end());
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    server,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
-  };
+  return { ...(await listenOnLoopback(server)), server };
 }
