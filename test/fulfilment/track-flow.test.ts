@@ -36,7 +36,13 @@ describe("a tracking number reaches the shop once", () => {
     const o = orders[0]!;
     h.svc.ship(o.svcOrderId, { trackNumber: "ONCE-1", logisticName: "Carrier A" });
     const first = await trackOrder(h.deps, o.id);
-    expect(first).toEqual({ records: 1, fulfilled: 1, updated: 0, delivered: 0, state: "FULFILLED" });
+    expect(first).toEqual({
+      records: 1,
+      fulfilled: 1,
+      updated: 0,
+      delivered: 0,
+      state: "FULFILLED",
+    });
     const f = inShop(o);
     expect(f).toHaveLength(1);
     expect(f[0]!.tracking[0]).toMatchObject({
@@ -68,12 +74,21 @@ describe("a tracking number reaches the shop once", () => {
       `Shipped by the service (${o.svcOrderId}): Carrier A ONCE-1.`,
     ]);
     expect((await steps(o, "fulfil")).map((t) => [t.outcome, t.message])).toEqual([
-      ["ok", "Fulfilment with Carrier A ONCE-1 written to the shop, customer notified (1 line(s))."],
+      [
+        "ok",
+        "Fulfilment with Carrier A ONCE-1 written to the shop, customer notified (1 line(s)).",
+      ],
     ]);
 
     // Again: fetched fresh, and with the records a reconciler pass or a webhook carried.
     const again = await trackOrder(h.deps, o.id);
-    expect(again).toEqual({ records: 1, fulfilled: 0, updated: 0, delivered: 0, state: "FULFILLED" });
+    expect(again).toEqual({
+      records: 1,
+      fulfilled: 0,
+      updated: 0,
+      delivered: 0,
+      state: "FULFILLED",
+    });
     const records = await recordsOf(h, [o.svcOrderId]);
     const given = await trackOrder(h.deps, o.id, { records: JSON.parse(JSON.stringify(records)) });
     expect(given).toMatchObject({ records: 1, fulfilled: 0, updated: 0 });
@@ -160,7 +175,9 @@ describe("delivery", () => {
     expect(r.fulfilledAt).toEqual(fulfilledAt);
     expect(Math.abs(r.deliveredAt!.getTime() - now)).toBeLessThan(1000);
     expect(Math.abs(r.shipments[0]!.deliveredAt!.getTime() - now)).toBeLessThan(1000);
-    expect((await steps(o, "delivered")).map((t) => t.message)).toEqual(["Parcel DLV-1 delivered."]);
+    expect((await steps(o, "delivered")).map((t) => t.message)).toEqual([
+      "Parcel DLV-1 delivered.",
+    ]);
     expect((await steps(o, "proof_of_delivery")).map((t) => [t.outcome, t.message])).toEqual([
       ["info", `Proof of delivery: https://pod.svc.test/${o.svcOrderId}/1.jpg`],
     ]);

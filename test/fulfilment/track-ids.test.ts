@@ -65,9 +65,9 @@ describe("idsFromParams", () => {
   });
 
   it("parses params sent as JSON text; malformed, empty and scalar payloads name nothing", () => {
-    expect(idsFromParams(JSON.stringify({ orderId: "SO7", list: [{ orderNumber: "n7" }] }))).toEqual(
-      ["SO7", "n7"],
-    );
+    expect(
+      idsFromParams(JSON.stringify({ orderId: "SO7", list: [{ orderNumber: "n7" }] })),
+    ).toEqual(["SO7", "n7"]);
     expect(idsFromParams("{not json")).toEqual([]);
     expect(idsFromParams("")).toEqual([]);
     expect(idsFromParams(null)).toEqual([]);
@@ -118,9 +118,9 @@ describe("hasNews", () => {
     const written = { svcOrderId: "SO1", shipments: [parcel({})] };
     expect(hasNews(written, rec({ orderId: "SO1", trackNumber: "T2" }))).toBe(true);
     expect(hasNews(written, rec({ orderId: "SO1", trackNumber: " T1 " }))).toBe(false);
-    expect(hasNews(written, rec({ orderId: "SO1", trackNumber: "T1", orderStatus: "SHIPPED" }))).toBe(
-      false,
-    );
+    expect(
+      hasNews(written, rec({ orderId: "SO1", trackNumber: "T1", orderStatus: "SHIPPED" })),
+    ).toBe(false);
     // Another parcel's record is matched by its own id.
     const two = { svcOrderId: "SO1", shipments: [parcel({}), parcel({ svcOrderId: "SO2" })] };
     expect(hasNews(two, rec({ orderId: "SO2", trackNumber: "T1" }))).toBe(false);
