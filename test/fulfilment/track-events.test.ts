@@ -20,8 +20,22 @@ let otherAccountId: string;
 let otherOrderId: string;
 beforeAll(async () => {
   h = await startHarness({ shopDomain: "track-events.myshopify.com", balance: "5000.00" });
-  orders = await paidOrders(h, 4, "Track Event");
   h.svc.setFaults({ dropWebhook: 1 });
+  // Which orders an event reaches is a matter of the database alone: paid rows, no service.
+  orders = [];
+  for (const i of [0, 1, 2]) {
+    const row = await prisma.shopOrder.create({
+      data: {
+        shopDomain: h.shopDomain,
+        shopifyOrderId: String(900 + i),
+        orderNumber: `track-events-${i}`,
+        svcOrderId: `SO-EV-${i}`,
+        svcAccountId: h.accountId,
+        state: "PAID",
+      },
+    });
+    orders.push({ ...row, svcOrderId: row.svcOrderId!, shopOrderId: "", legacyId: 0, lineIds: [] });
+  }
   // Another shop, at another service account, whose order has the same service order id.
   const other = await prisma.svcAccount.create({
     data: { shopDomain: OTHER, baseUrl: "http://127.0.0.1:9", authMethod: "apiKey" },
@@ -38,7 +52,7 @@ beforeAll(async () => {
     },
   });
   otherOrderId = o.id;
-}, 120_000);
+});
 afterAll(async () => h?.close());
 beforeEach(async () => {
   await prisma.job.deleteMany({
@@ -295,7 +309,7 @@ describe("ORDER_CONNNECTED", () => {
 
 describe("trackHinted", () => {
   it("fetches the hinted orders of one account in batches, and queues track jobs only for news", async () => {
-    const [a, b, c] = [orders[1]!, orders[2]!, orders[3]!];
+    const [a, b, c] = (await paidOrders(h, 3, "Hinted")) as [PaidOrder, PaidOrder, PaidOrder];
     h.svc.ship(a.svcOrderId, { trackNumber: "HINT-A" });
     h.svc.ship(b.svcOrderId, { trackNumber: "HINT-B" });
     const calls = () => h.svc.calls({ op: "getOrderDetailBatch", accountId: h.simAccountId });
@@ -357,7 +371,7 @@ describe("trackHinted", () => {
 
 describe("a duplicated event, and one racing the reconciler", () => {
   it("writes the tracking once", async () => {
-    const o = orders[3]!;
+    const [o] = (await paidOrders(h, 1, "Duplicated")) as [PaidOrder];
     h.svc.ship(o.svcOrderId, { trackNumber: "DUP-1" });
     const params = { orderId: o.svcOrderId, trackNumber: "DUP-1" };
     await event(h.shopDomain, "LOGISTIC", params);

@@ -10,16 +10,20 @@ import { NOT_READY_RETRY_MS, trackOrder } from "../../app/fulfilment/track.serve
 import { parseLineItemGid, parseOrderGid } from "../../app/shop/ids";
 import type { SimOrder } from "../sim/service/index";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
-import { type PaidOrder, paidOrders, recordsOf, waitingTrackJobs } from "./track-helpers";
+import {
+  type PaidOrder,
+  paidOrders,
+  placeAndMarkPaid,
+  recordsOf,
+  waitingTrackJobs,
+} from "./track-helpers";
 
 let h: Harness;
-let orders: PaidOrder[];
 beforeAll(async () => {
   h = await startHarness({ shopDomain: "track-flow.myshopify.com", balance: "5000.00" });
-  orders = await paidOrders(h, 9, "Track Flow");
   // Only what a test calls acts: the service's webhooks go nowhere.
   h.svc.setFaults({ dropWebhook: 1 });
-}, 120_000);
+});
 afterAll(async () => h?.close());
 
 const row = (o: PaidOrder) =>
@@ -33,7 +37,7 @@ const steps = async (o: PaidOrder, step: string) =>
 
 describe("a tracking number reaches the shop once", () => {
   it("writes it with its URL and carrier; a repeat, fetched or given, writes nothing", async () => {
-    const o = orders[0]!;
+    const [o] = (await paidOrders(h, 1, "Flow 0")) as [PaidOrder];
     h.svc.ship(o.svcOrderId, { trackNumber: "ONCE-1", logisticName: "Carrier A" });
     const first = await trackOrder(h.deps, o.id);
     expect(first).toEqual({
@@ -100,7 +104,7 @@ describe("a tracking number reaches the shop once", () => {
   });
 
   it("records given with the job are used as they are; malformed ones are fetched afresh", async () => {
-    const o = orders[0]!;
+    const [o] = (await paidOrders(h, 1, "Flow 0")) as [PaidOrder];
     const before = opCalls(h, "getOrderDetailBatch");
     expect(await trackOrder(h.deps, o.id, { records: [] })).toEqual({
       records: 0,
@@ -116,7 +120,7 @@ describe("a tracking number reaches the shop once", () => {
   });
 
   it("a changed number updates the same fulfilment; a changed URL alone is only stored", async () => {
-    const o = orders[1]!;
+    const [o] = (await paidOrders(h, 1, "Flow 1")) as [PaidOrder];
     h.svc.ship(o.svcOrderId, { trackNumber: "CHG-1" });
     expect(await trackOrder(h.deps, o.id)).toMatchObject({ fulfilled: 1, updated: 0 });
     const id = inShop(o)[0]!.id;
@@ -156,7 +160,7 @@ describe("a tracking number reaches the shop once", () => {
 
 describe("delivery", () => {
   it("marks the parcel and the order delivered once, with the proof of delivery", async () => {
-    const o = orders[2]!;
+    const [o] = (await paidOrders(h, 1, "Flow 2")) as [PaidOrder];
     h.svc.ship(o.svcOrderId, { trackNumber: "DLV-1" });
     await trackOrder(h.deps, o.id);
     const fulfilledAt = (await row(o)).fulfilledAt;
@@ -189,7 +193,7 @@ describe("delivery", () => {
   });
 
   it("delivered before it was fulfilled: fulfilled and delivered in one pass", async () => {
-    const o = orders[3]!;
+    const [o] = (await paidOrders(h, 1, "Flow 3")) as [PaidOrder];
     h.svc.ship(o.svcOrderId, { trackNumber: "DLV-2" });
     h.svc.deliver(o.svcOrderId);
     h.svc.setFaults({ dropWebhook: 1, rate5xx: 1, ops: ["getProofOfDelivery"] });
@@ -214,7 +218,7 @@ describe("delivery", () => {
   });
 
   it("without proofOfDelivery, none is asked for", async () => {
-    const o = orders[4]!;
+    const [o] = (await paidOrders(h, 1, "Flow 4")) as [PaidOrder];
     h.svc.ship(o.svcOrderId, { trackNumber: "DLV-3" });
     h.svc.deliver(o.svcOrderId);
     const proofs = opCalls(h, "getProofOfDelivery");
@@ -227,7 +231,7 @@ describe("delivery", () => {
 
 describe("Shopify not ready for the tracking", () => {
   it("on hold: waits NOT_READY_RETRY_MS, says so once, and writes it once released", async () => {
-    const o = orders[5]!;
+    const [o] = (await paidOrders(h, 1, "Flow 5")) as [PaidOrder];
     const fo = h.shop.order(h.shopDomain, o.shopOrderId).fulfillmentOrders[0]!;
     h.shop.holdFulfillmentOrder(h.shopDomain, fo.id, "AWAITING_PAYMENT");
     h.svc.ship(o.svcOrderId, { trackNumber: "HOLD-1" });
@@ -275,35 +279,29 @@ describe("Shopify not ready for the tracking", () => {
       [0, twoHours, twoHours],
       [1, 3 * 24 * 3600_000, 24 * 3600_000],
     ] as const) {
-      const p = await h.connectedProduct(`Scheduled ${i}`, "5.00");
-      h.svc.setFaults({});
-      const placed = await h.order([{ product: p, quantity: 1 }], {
-        fulfillAt: new Date(h.deps.clock.now() + ahead).toISOString(),
-      });
-      await h.settle();
-      h.svc.setFaults({ dropWebhook: 1 });
-      const r = await h.row(placed.legacyId);
-      expect(r.state).toBe("PAID");
-      h.svc.ship(r.svcOrderId!, { trackNumber: `SCHED-${i}` });
+      const product = await h.connectedProduct(`Scheduled ${i}`, "5.00");
+      const fulfillAt = new Date(h.deps.clock.now() + ahead).toISOString();
+      const [r] = await placeAndMarkPaid(h, [{ lines: [{ product, quantity: 1 }], fulfillAt }]);
+      h.svc.ship(r!.svcOrderId, { trackNumber: `SCHED-${i}` });
       const t0 = Date.now();
       const clock0 = h.deps.clock.now();
-      await trackOrder(h.deps, r.id);
+      await trackOrder(h.deps, r!.id);
       const t1 = Date.now();
       const clock1 = h.deps.clock.now();
-      const jobs = await waitingTrackJobs(r.id);
+      const jobs = await waitingTrackJobs(r!.id);
       expect(jobs).toHaveLength(1);
       // runAt = now + (fulfillAt - clock) clamped: allow for the time the call took.
       const wait = jobs[0]!.runAt.getTime();
       expect(wait).toBeGreaterThanOrEqual(t0 + expected - (clock1 - clock0) - 1000);
       expect(wait).toBeLessThanOrEqual(t1 + expected + 1000);
-      expect(h.shop.fulfillments(h.shopDomain, placed.shopOrderId)).toEqual([]);
+      expect(h.shop.fulfillments(h.shopDomain, r!.shopOrderId)).toEqual([]);
     }
   });
 });
 
 describe("after a crash or a hand in the shop", () => {
   it("a fulfilment with the same number already in the shop is adopted, not written again", async () => {
-    const o = orders[6]!;
+    const [o] = (await paidOrders(h, 1, "Flow 6")) as [PaidOrder];
     const gw = await h.deps.shopFor(h.shopDomain);
     const [made] = await gw.createFulfillment({
       orderGid: parseOrderGid(o.shopOrderId),
@@ -323,7 +321,7 @@ describe("after a crash or a hand in the shop", () => {
   });
 
   it("half written before a crash: only the missing quantity is written", async () => {
-    const o = orders[7]!;
+    const [o] = (await paidOrders(h, 1, "Flow 7")) as [PaidOrder];
     const gw = await h.deps.shopFor(h.shopDomain);
     const [made] = await gw.createFulfillment({
       orderGid: parseOrderGid(o.shopOrderId),
@@ -345,7 +343,7 @@ describe("after a crash or a hand in the shop", () => {
   });
 
   it("lines fulfilled by hand with another number: a conflict flagged, never a second fulfilment", async () => {
-    const o = orders[8]!;
+    const [o] = (await paidOrders(h, 1, "Flow 8")) as [PaidOrder];
     const gw = await h.deps.shopFor(h.shopDomain);
     await gw.createFulfillment({
       orderGid: parseOrderGid(o.shopOrderId),
@@ -375,7 +373,7 @@ describe("after a crash or a hand in the shop", () => {
 
 describe("orders the track job leaves alone", () => {
   it("an order not paid, unknown, or without an account: nothing asked, nothing written", async () => {
-    const o = orders[0]!;
+    const [o] = (await paidOrders(h, 1, "Flow 0")) as [PaidOrder];
     const before = opCalls(h, "getOrderDetailBatch");
     const zero = { records: 0, fulfilled: 0, updated: 0, delivered: 0 };
     expect(await trackOrder(h.deps, "no-such-order")).toEqual(zero);
@@ -399,17 +397,17 @@ describe("split parcels", () => {
   it("a child without tracking is remembered; each parcel fulfils its own lines", async () => {
     const a = await h.connectedProduct("Split Left", "5.00");
     const b = await h.connectedProduct("Split Right", "5.00");
-    h.svc.setFaults({});
-    const placed = await h.order([
-      { product: a, quantity: 1 },
-      { product: b, quantity: 3 },
+    const [placed] = await placeAndMarkPaid(h, [
+      {
+        lines: [
+          { product: a, quantity: 1 },
+          { product: b, quantity: 3 },
+        ],
+      },
     ]);
-    await h.settle();
-    h.svc.setFaults({ dropWebhook: 1 });
-    const o = await h.row(placed.legacyId);
-    expect([o.state, o.reasonCode, o.reasonMessage]).toEqual(["PAID", null, null]);
-    const [lineA, lineB] = placed.lineIds;
-    const parent = h.svc.order(o.svcOrderId!)!;
+    const o = placed!;
+    const [lineA, lineB] = o.lineIds;
+    const parent = h.svc.order(o.svcOrderId)!;
     const childId = `${parent.internalId}S`;
     const child: SimOrder = {
       ...structuredClone(parent),
@@ -427,7 +425,7 @@ describe("split parcels", () => {
       records: 2,
       fulfilled: 0,
     });
-    let r = await h.row(placed.legacyId);
+    let r = await h.row(o.legacyId);
     expect(r.shipments.map((s) => [s.svcOrderId, s.trackNumber, s.lines])).toEqual([
       [childId, null, [{ lineItemId: lineB, quantity: 3 }]],
     ]);
@@ -435,17 +433,17 @@ describe("split parcels", () => {
 
     h.svc.ship(childId, { trackNumber: "SPLIT-R" });
     expect(await trackOrder(h.deps, o.id)).toMatchObject({ fulfilled: 1, state: "SHIPPED" });
-    let f = h.shop.fulfillments(h.shopDomain, placed.shopOrderId);
+    let f = h.shop.fulfillments(h.shopDomain, o.shopOrderId);
     expect(f.map((x) => [x.tracking[0]!.number, x.lineItems])).toEqual([
       ["SPLIT-R", [{ lineItemId: `gid://shopify/LineItem/${lineB}`, quantity: 3 }]],
     ]);
-    r = await h.row(placed.legacyId);
+    r = await h.row(o.legacyId);
     expect(r.lines.find((l) => l.shopifyLineItemId === lineA)!.fulfilledQuantity).toBe(0);
     expect(r.lines.find((l) => l.shopifyLineItemId === lineB)!.fulfilledQuantity).toBe(3);
 
     h.svc.ship(parent.orderId!, { trackNumber: "SPLIT-L" });
     expect(await trackOrder(h.deps, o.id)).toMatchObject({ fulfilled: 1, state: "FULFILLED" });
-    f = h.shop.fulfillments(h.shopDomain, placed.shopOrderId);
+    f = h.shop.fulfillments(h.shopDomain, o.shopOrderId);
     expect(f).toHaveLength(2);
     expect(f.find((x) => x.tracking[0]!.number === "SPLIT-L")!.lineItems).toEqual([
       { lineItemId: `gid://shopify/LineItem/${lineA}`, quantity: 1 },

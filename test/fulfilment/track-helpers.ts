@@ -4,6 +4,7 @@
  * the service as getOrderDetailBatch gives it.
  */
 import { JOB } from "../../app/fulfilment/schedule.server";
+import { updateSettings } from "../../app/settings.server";
 import type { OrderRecord } from "../../app/svc/orders.server";
 import { type Harness, prisma } from "./harness";
 
@@ -16,18 +17,36 @@ export interface PaidOrder {
   lineIds: string[];
 }
 
-/** `count` orders of one line each (quantity 2), placed together and settled until PAID. */
-export async function paidOrders(h: Harness, count: number, title: string): Promise<PaidOrder[]> {
-  const placed = [];
-  for (let i = 0; i < count; i++) {
-    const p = await h.connectedProduct(`${title} ${i}`, "5.00");
-    placed.push(await h.order([{ product: p, quantity: 2 }]));
-  }
-  await h.settle();
+type Lines = Parameters<Harness["order"]>[0];
+type Placed = Awaited<ReturnType<Harness["order"]>>;
+
+/**
+ * Orders placed at the service the real way (shop webhook → place job → createOrderV3), then
+ * marked paid at both ends without a payment batch (paying is not what these tests are about,
+ * and a pay run per order would make every mutant slow). The service's webhooks are dropped
+ * from here on: only what a test runs acts.
+ */
+export async function placeAndMarkPaid(
+  h: Harness,
+  orders: { lines: Lines; fulfillAt?: string }[],
+): Promise<PaidOrder[]> {
+  h.svc.setFaults({ dropWebhook: 1 });
+  await updateSettings(prisma, h.shopDomain, { autoPay: false });
+  const placed: Placed[] = [];
+  for (const o of orders) placed.push(await h.order(o.lines, { fulfillAt: o.fulfillAt }));
+  while ((await h.worker.drain()) > 0);
+  await updateSettings(prisma, h.shopDomain, { autoPay: true });
   const out: PaidOrder[] = [];
   for (const p of placed) {
     const row = await h.row(p.legacyId);
-    if (row.state !== "PAID" || !row.svcOrderId) throw new Error(`order not paid: ${row.state}`);
+    if (row.state !== "CREATED" || !row.svcOrderId) throw new Error(`not placed: ${row.state}`);
+    await prisma.shopOrder.update({
+      where: { id: row.id },
+      data: { state: "PAID", paidAt: new Date() },
+    });
+    const atService = h.svc.order(row.svcOrderId)!;
+    atService.paid = true;
+    atService.status = "UNSHIPPED";
     out.push({
       id: row.id,
       svcOrderId: row.svcOrderId,
@@ -38,6 +57,16 @@ export async function paidOrders(h: Harness, count: number, title: string): Prom
     });
   }
   return out;
+}
+
+/** `count` paid orders of one line each (quantity 2). */
+export async function paidOrders(h: Harness, count: number, title: string): Promise<PaidOrder[]> {
+  const orders = [];
+  for (let i = 0; i < count; i++) {
+    const product = await h.connectedProduct(`${title} ${i}`, "5.00");
+    orders.push({ lines: [{ product, quantity: 2 }] });
+  }
+  return placeAndMarkPaid(h, orders);
 }
 
 /** The track jobs of an order not yet run. */
