@@ -92,6 +92,34 @@ describe("which orders an event reaches", () => {
     ]);
   });
 
+  it("an event naming many parcels gives at most 20 hints per order, and one fetch takes 20", async () => {
+    const o = orders[0]!;
+    const many = Array.from({ length: 25 }, (_, i) => `MANY-${String(i).padStart(2, "0")}`);
+    expect(
+      await event(h.shopDomain, "LOGISTIC", { orderId: o.svcOrderId, shipmentOrderIds: many }),
+    ).toEqual({
+      orders: 1,
+      scheduled: 1,
+    });
+    const [job] = await hintJobs();
+    const p = job!.payload as { hints: string[] };
+    expect(p.hints).toHaveLength(20);
+    expect(new Set(p.hints)).toEqual(new Set(many.slice(0, 20).map((id) => `${o.id}:${id}`)));
+
+    // trackHinted takes 20 of an order's hints into its fetch.
+    const before = h.svc.calls({ op: "getOrderDetailBatch" }).length;
+    await trackHinted(h.deps, {
+      accountId: h.accountId,
+      orderIds: [o.id],
+      hints: many.map((id) => `${o.id}:${id}`),
+      key: "many",
+    });
+    const [call] = h.svc.calls({ op: "getOrderDetailBatch" }).slice(before);
+    expect(new Set((call!.body as { orderIds: string[] }).orderIds)).toEqual(
+      new Set([o.svcOrderId, ...many.slice(0, 20)]),
+    );
+  });
+
   it("finds orders by order number and by a parcel's service id; unknown ids reach nothing", async () => {
     const [a, b] = orders;
     await prisma.shipment.create({
