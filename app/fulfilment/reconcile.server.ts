@@ -205,7 +205,6 @@ export async function reconcileAccount(
       shopDomain,
       nowMs: now,
       windowSeconds: 0,
-      now: true,
       key: `reconcile:${slot}`,
     });
     result.payRuns++;
