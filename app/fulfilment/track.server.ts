@@ -135,7 +135,6 @@ export async function onSvcEvent(deps: FulfilmentDeps, ev: SvcEventInput) {
         shopDomain: ev.shopDomain,
         nowMs: deps.clock.now(),
         windowSeconds: 0,
-        now: true,
         key: `evt:${ev.eventKey}`,
       });
     }
