@@ -6,6 +6,7 @@
 import { JOB } from "../../app/fulfilment/schedule.server";
 import { updateSettings } from "../../app/settings.server";
 import type { OrderRecord } from "../../app/svc/orders.server";
+import type { SimOrder } from "../sim/service/index";
 import { type Harness, prisma } from "./harness";
 
 export interface PaidOrder {
@@ -78,4 +79,38 @@ export const waitingTrackJobs = (orderId: string) =>
 /** The records the service gives for these ids now. */
 export async function recordsOf(h: Harness, ids: string[]): Promise<OrderRecord[]> {
   return h.client.orders.getOrderDetailBatch(ids);
+}
+
+/**
+ * A paid order of two lines (of these quantities) whose service order the service split in
+ * two: the second line goes into a child order of its own, not yet shipped.
+ */
+export async function splitPaidOrder(
+  h: Harness,
+  title: string,
+  quantities: [number, number] = [1, 1],
+): Promise<{ o: PaidOrder; childId: string; parent: SimOrder }> {
+  const a = await h.connectedProduct(`${title} A`, "5.00");
+  const b = await h.connectedProduct(`${title} B`, "5.00");
+  const [o] = await placeAndMarkPaid(h, [
+    {
+      lines: [
+        { product: a, quantity: quantities[0] },
+        { product: b, quantity: quantities[1] },
+      ],
+    },
+  ]);
+  const parent = h.svc.order(o!.svcOrderId)!;
+  const childId = `${parent.internalId}S`;
+  const child: SimOrder = {
+    ...structuredClone(parent),
+    internalId: childId,
+    orderId: childId,
+    svcOrderCode: `SC${childId.slice(2)}`,
+    lines: parent.lines.filter((l) => l.storeLineItemId === o!.lineIds[1]),
+    trackNumber: undefined,
+  };
+  parent.lines = parent.lines.filter((l) => l.storeLineItemId === o!.lineIds[0]);
+  h.svc.state.orders.set(childId, child);
+  return { o: o!, childId, parent };
 }

@@ -7,9 +7,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { JOB } from "../../app/fulfilment/schedule.server";
 import { onSvcEvent, trackHinted } from "../../app/fulfilment/track.server";
-import type { SimOrder } from "../sim/service/index";
 import { type Harness, prisma, startHarness } from "./harness";
-import { type PaidOrder, paidOrders, placeAndMarkPaid, waitingTrackJobs } from "./track-helpers";
+import { type PaidOrder, paidOrders, splitPaidOrder, waitingTrackJobs } from "./track-helpers";
 
 let h: Harness;
 beforeAll(async () => {
@@ -31,32 +30,11 @@ const hinted = (orderIds: string[], queryBatchSize = 50) =>
     { accountId: h.accountId, orderIds, hints: [], key: "t" },
   );
 
-/** A paid order of two lines whose service order the service split in two (child known). */
+/** A split order whose child parcel the app knows of. */
 async function splitOrder(): Promise<{ o: PaidOrder; childId: string }> {
-  const a = await h.connectedProduct("Hinted Left", "5.00");
-  const b = await h.connectedProduct("Hinted Right", "5.00");
-  const [o] = await placeAndMarkPaid(h, [
-    {
-      lines: [
-        { product: a, quantity: 1 },
-        { product: b, quantity: 1 },
-      ],
-    },
-  ]);
-  const parent = h.svc.order(o!.svcOrderId)!;
-  const childId = `${parent.internalId}S`;
-  const child: SimOrder = {
-    ...structuredClone(parent),
-    internalId: childId,
-    orderId: childId,
-    svcOrderCode: `SC${childId.slice(2)}`,
-    lines: parent.lines.filter((l) => l.storeLineItemId === o!.lineIds[1]),
-    trackNumber: undefined,
-  };
-  parent.lines = parent.lines.filter((l) => l.storeLineItemId === o!.lineIds[0]);
-  h.svc.state.orders.set(childId, child);
-  await prisma.shipment.create({ data: { orderId: o!.id, svcOrderId: childId, lines: [] } });
-  return { o: o!, childId };
+  const { o, childId } = await splitPaidOrder(h, "Hinted");
+  await prisma.shipment.create({ data: { orderId: o.id, svcOrderId: childId, lines: [] } });
+  return { o, childId };
 }
 
 describe("trackHinted", () => {

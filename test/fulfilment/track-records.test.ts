@@ -191,7 +191,7 @@ describe("waiting for Shopify", () => {
 
     // A fulfilment order opening within the minute: tried again in a minute, not at once.
     const product = await h.connectedProduct("Soon", "5.00");
-    const fulfillAt = new Date(h.deps.clock.now() + 20_000).toISOString();
+    const fulfillAt = new Date(h.deps.clock.now() + 55_000).toISOString();
     const [soon] = await placeAndMarkPaid(h, [{ lines: [{ product, quantity: 1 }], fulfillAt }]);
     const t0 = Date.now();
     await trackOrder(h.deps, soon!.id, {
