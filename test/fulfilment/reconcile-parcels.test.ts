@@ -10,9 +10,8 @@ import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
 import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
 import type { OrderRecord } from "../../app/svc/orders.server";
-import type { SimOrder } from "../sim/service/index";
 import { type Harness, prisma, startHarness } from "./harness";
-import { type PaidOrder, paidOrders, placeAndMarkPaid, waitingTrackJobs } from "./track-helpers";
+import { type PaidOrder, paidOrders, splitPaidOrder, waitingTrackJobs } from "./track-helpers";
 
 let h: Harness;
 beforeAll(async () => {
@@ -55,31 +54,7 @@ function shaped(
 }
 
 /** A paid order of two lines whose service order the service split in two. */
-async function splitOrder(): Promise<{ o: PaidOrder; childId: string }> {
-  const a = await h.connectedProduct("Parcel Left", "5.00");
-  const b = await h.connectedProduct("Parcel Right", "5.00");
-  const [o] = await placeAndMarkPaid(h, [
-    {
-      lines: [
-        { product: a, quantity: 1 },
-        { product: b, quantity: 1 },
-      ],
-    },
-  ]);
-  const parent = h.svc.order(o!.svcOrderId)!;
-  const childId = `${parent.internalId}S`;
-  const child: SimOrder = {
-    ...structuredClone(parent),
-    internalId: childId,
-    orderId: childId,
-    svcOrderCode: `SC${childId.slice(2)}`,
-    lines: parent.lines.filter((l) => l.storeLineItemId === o!.lineIds[1]),
-    trackNumber: undefined,
-  };
-  parent.lines = parent.lines.filter((l) => l.storeLineItemId === o!.lineIds[0]);
-  h.svc.state.orders.set(childId, child);
-  return { o: o!, childId };
-}
+const splitOrder = () => splitPaidOrder(h, "Parcel");
 
 describe("an order of several parcels", () => {
   it("gets one job with every parcel's record, each once", async () => {
