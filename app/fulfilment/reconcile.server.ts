@@ -205,7 +205,6 @@ export async function reconcileAccount(
       shopDomain,
       nowMs: now,
       windowSeconds: 0,
-      now: true,
       key: `reconcile:${slot}`,
     });
     result.payRuns++;
@@ -229,12 +228,7 @@ export async function reconcileAccount(
   return result;
 }
 
+/** A record reached by two of an order's ids (its orderId and svcOrderId) goes once. */
 function uniqueRecords(records: OrderRecord[]): OrderRecord[] {
-  const seen = new Set<string>();
-  return records.filter((r) => {
-    const k = r.orderId ?? r.svcOrderId ?? "";
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+  return [...new Set(records)];
 }

@@ -135,7 +135,6 @@ export async function onSvcEvent(deps: FulfilmentDeps, ev: SvcEventInput) {
         shopDomain: ev.shopDomain,
         nowMs: deps.clock.now(),
         windowSeconds: 0,
-        now: true,
         key: `evt:${ev.eventKey}`,
       });
     }
@@ -183,7 +182,7 @@ export async function trackHinted(
     if (!o.svcOrderId) continue;
     const ids = idsOf(o);
     let g = groups.at(-1);
-    if (!g || (g.ids.size + ids.length > queryBatchSize && g.orders.length > 0)) {
+    if (!g || g.ids.size + ids.length > queryBatchSize) {
       g = { orders: [], ids: new Set() };
       groups.push(g);
     }
