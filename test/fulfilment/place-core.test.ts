@@ -27,7 +27,7 @@ import {
 import { JOB } from "../../app/fulfilment/schedule.server";
 import { DEFAULT_SETTINGS, type ShopSettings, updateSettings } from "../../app/settings.server";
 import type { ShopOrder as ShopifyOrder } from "../../app/shop/gateway.server";
-import { SvcError, SvcRateLimitError, SvcServerError } from "../../app/svc/errors";
+import { SvcBusyError, SvcError, SvcRateLimitError, SvcServerError } from "../../app/svc/errors";
 import type { SimProduct } from "../sim/shop/server";
 import { type Harness, prisma, startHarness } from "./harness";
 
@@ -537,17 +537,25 @@ describe("holds", () => {
 
   it("unconnected lines: held naming them, or sent when the shop says so (created without an id)", async () => {
     const loose = h.unconnectedProduct("Loose Poster", "12.00");
+    const plain = h.shop.addProduct(SHOP, {
+      title: "Plain Card",
+      variants: [{ sku: "PLAIN-1", price: "2.00" }],
+    });
+    const long = h.unconnectedProduct(`Long${" Banner".repeat(60)}`, "3.00");
     const { orderId } = await received([
       { product: mug, quantity: 1 },
       { product: loose, quantity: 2 },
+      { product: plain, quantity: 1 },
+      { product: long, quantity: 1 },
     ]);
     const sent = creates().length;
     expect(await placeOrder(h.deps, orderId)).toEqual({
       outcome: "held",
       reason: "unconnected_lines",
     });
+    // The list (in line order, the variant's title when it has one) is cut to 300 characters.
     expect((await row(orderId)).reasonMessage).toBe(
-      "1 line(s) are not connected to a catalog product: Loose Poster (M / Blue). Connect them on the Products page and the order goes on.",
+      `3 line(s) are not connected to a catalog product: ${`Loose Poster (M / Blue); Plain Card; ${long.title} (M / Blue)`.slice(0, 300)}. Connect them on the Products page and the order goes on.`,
     );
     expect(creates()).toHaveLength(sent);
 
@@ -559,11 +567,12 @@ describe("holds", () => {
       svcOrderId: null,
       reasonCode: "waiting_connection",
     });
-    expect(r.reasonMessage).toMatch(
-      /^Created at the service, which keeps it among invalid orders until its products are connected \(shop products not connected: \d+\)\.$/,
+    const note = `shop products not connected: ${[loose, plain, long].map((p) => p.variants[0]!.legacyId).join(", ")}`;
+    expect(r.reasonMessage).toBe(
+      `Created at the service, which keeps it among invalid orders until its products are connected (${note}).`,
     );
-    expect(r.timeline.at(-1)!.message).toMatch(
-      /^Created at the service without an order id yet: shop products not connected: \d+\.$/,
+    expect(r.timeline.at(-1)!.message).toBe(
+      `Created at the service without an order id yet: ${note}.`,
     );
     // No payment run for an order the service has not given an id.
     expect(await payJobs()).toHaveLength(0);
@@ -886,18 +895,31 @@ describe("the service's answers", () => {
     );
   });
 
-  it("a transient failure is retried later: the order waits, then is created once", async () => {
-    h.svc.setFaults({ rate5xx: 1, ops: ["createOrderV3"] });
+  it("transient failures are retried later: the order waits with the error noted, then is created once", async () => {
     const { orderId } = await received([{ product: mug, quantity: 1 }]);
-    await expect(placeOrder(h.deps, orderId)).rejects.toBeInstanceOf(SvcServerError);
+    // The service busy (its envelope carries a request id) past the client's own retries.
+    await throughProxy(async (proxy) => {
+      proxy.refuse("/shopping/order/createOrderV3", 1600000, "system busy");
+      await expect(placeOrder(h.deps, orderId)).rejects.toBeInstanceOf(SvcBusyError);
+    });
     let r = await row(orderId);
-    expect(r.state).toBe("RECEIVED");
-    expect(r.svcOrderId).toBeNull();
-    const last = r.timeline.at(-1)!;
-    expect(last).toMatchObject({ step: "create", outcome: "error" });
-    expect(last.errorCode).toBeTruthy();
-    expect(last.message).toMatch(/^Will try again: /);
+    expect(r).toMatchObject({ state: "RECEIVED", svcOrderId: null, reasonCode: null });
+    expect(r.timeline.at(-1)).toMatchObject({
+      step: "create",
+      outcome: "error",
+      errorCode: "1600000",
+      requestId: "req-1600000",
+    });
+    expect(r.timeline.at(-1)!.message).toMatch(/^Will try again: .*system busy/);
+
+    // Its front down (HTTP 503, no envelope).
+    h.svc.setFaults({ rate5xx: 1, ops: ["createOrderV3"] });
+    await expect(placeOrder(h.deps, orderId)).rejects.toBeInstanceOf(SvcServerError);
     h.svc.clearFaults();
+    r = await row(orderId);
+    expect(r.state).toBe("RECEIVED");
+    expect(r.timeline.at(-1)!.message).toMatch(/^Will try again: /);
+
     expect((await placeOrder(h.deps, orderId)).outcome).toBe("created");
     r = await row(orderId);
     expect(
@@ -953,6 +975,8 @@ describe("the service's answers", () => {
   it("a created order keeps the service's id, amount and the time it was placed", async () => {
     const now = h.svc.clock.now();
     const { orderId } = await received([{ product: cap, quantity: 2 }]);
+    // Sandbox switched on between receiving and placing: placed as a sandbox order.
+    await updateSettings(prisma, SHOP, { sandbox: true });
     const result = await placeOrder(at(now), orderId);
     const r = await row(orderId);
     const svcOrder = h.svc.order(r.svcOrderId!)!;
@@ -960,18 +984,18 @@ describe("the service's answers", () => {
     expect(r).toMatchObject({
       state: "CREATED",
       svcAccountId: h.accountId,
-      isSandbox: false,
+      isSandbox: true,
       placedAt: new Date(now),
       shipmentOrderId: null,
       reasonCode: null,
     });
     const amount = (Number(svcOrder.orderAmount) / 100).toFixed(2);
     expect(r.amount).toBe(amount);
-    expect(r.timeline.at(-1)).toMatchObject({
-      step: "create",
-      outcome: "ok",
-      message: `Created at the service as ${svcOrder.orderId} (${amount} USD).`,
-    });
+    expect(svcOrder.isSandbox).toBe(true);
+    expect(r.timeline.map((t) => [t.step, t.outcome, t.message])).toEqual([
+      ["received", "info", "Received from the shop (orders/paid)."],
+      ["create", "ok", `Created at the service as ${svcOrder.orderId} (${amount} USD).`],
+    ]);
   });
 });
 
