@@ -25,6 +25,7 @@ import {
   receiveShopOrder,
 } from "../../app/fulfilment/place.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
+import { currentLogContext, withLogContext } from "../../app/log-context.server";
 import { DEFAULT_SETTINGS, type ShopSettings, updateSettings } from "../../app/settings.server";
 import type { ShopOrder as ShopifyOrder } from "../../app/shop/gateway.server";
 import { SvcBusyError, SvcError, SvcRateLimitError, SvcServerError } from "../../app/svc/errors";
@@ -119,6 +120,14 @@ const row = (id: string) =>
 /** The harness gives each product the image named after its SKU number. */
 const imageOf = (p: SimProduct) =>
   `https://cdn.example.com/${p.variants[0]!.sku.replace("SKU-", "")}.png`;
+
+/** The order's row has these fields and its last timeline entry these. */
+async function expectRow(id: string, fields: object, last: object) {
+  const r = await row(id);
+  expect(r).toMatchObject(fields);
+  expect(r.timeline.at(-1)).toMatchObject(last);
+  return r;
+}
 
 const creates = () => h.svc.calls({ op: "createOrderV3", accountId: h.simAccountId });
 const payJobs = () =>
@@ -287,15 +296,16 @@ describe("receiving the order webhook", () => {
 
 describe("the create request", () => {
   it("sends every line with its store ids, quantity and variant, the recipient and the settings", async () => {
-    const storage = h.svc.state.catalog.storages[0]!.id;
-    await updateSettings(prisma, SHOP, {
+    // The settings go into the request under the same names.
+    const logistics = {
       logisticName: "Express Air",
       fromCountryCode: "US",
       shopLogisticsType: 1,
-      storageId: storage,
+      storageId: h.svc.state.catalog.storages[0]!.id,
       iossType: 2,
       iossNumber: "IM1234567",
-    });
+    };
+    await updateSettings(prisma, SHOP, logistics);
     const now = h.svc.clock.now();
     const { placed, orderId } = await received(
       [
@@ -341,12 +351,7 @@ describe("the create request", () => {
       shippingZip: "N1 9GU",
       shippingPhone: "+442079460958",
       email: "ada@example.com",
-      logisticName: "Express Air",
-      fromCountryCode: "US",
-      shopLogisticsType: 1,
-      storageId: storage,
-      iossType: 2,
-      iossNumber: "IM1234567",
+      ...logistics,
       isSandbox: 0,
       platform: "Shopify",
     });
@@ -645,6 +650,15 @@ describe("holds", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("what is placed at all", () => {
+  it("the log lines of the placing carry the order and its shop", async () => {
+    const { orderId } = await received([{ product: mug, quantity: 1 }]);
+    const fields = await withLogContext({ jobId: "job-1" }, async () => {
+      await placeOrder(h.deps, orderId);
+      return currentLogContext();
+    });
+    expect(fields).toEqual({ jobId: "job-1", orderId, shop: SHOP });
+  });
+
   it("skips orders that are gone, already created, or held for a reason only the merchant clears", async () => {
     expect(await placeOrder(h.deps, "no-such-order")).toEqual({
       outcome: "skipped",
@@ -674,19 +688,21 @@ describe("what is placed at all", () => {
       outcome: "failed",
       reason: "create_failed",
     });
-    const stored = await row(r.orderId!);
-    expect(stored).toMatchObject({
-      state: "FAILED",
-      reasonCode: "create_failed",
-      reasonMessage: "The order was not found in the shop.",
-    });
-    expect(stored.timeline.at(-1)).toMatchObject({
-      step: "create",
-      outcome: "error",
-      errorCode: "create_failed",
-      requestId: null,
-      message: "The order was not found in the shop.",
-    });
+    await expectRow(
+      r.orderId!,
+      {
+        state: "FAILED",
+        reasonCode: "create_failed",
+        reasonMessage: "The order was not found in the shop.",
+      },
+      {
+        step: "create",
+        outcome: "error",
+        errorCode: "create_failed",
+        requestId: null,
+        message: "The order was not found in the shop.",
+      },
+    );
   });
 
   it("an order cancelled in the shop before placing is cancelled, not sent", async () => {
@@ -694,14 +710,16 @@ describe("what is placed at all", () => {
     h.shop.cancelOrder(SHOP, placed.id);
     const sent = creates().length;
     expect(await placeOrder(h.deps, orderId)).toEqual({ outcome: "cancelled" });
-    const r = await row(orderId);
-    expect(r).toMatchObject({
-      state: "CANCELLED",
-      reasonCode: "cancelled_in_shop",
-      reasonMessage: "Cancelled in the shop before it was sent to the service.",
-    });
+    const r = await expectRow(
+      orderId,
+      {
+        state: "CANCELLED",
+        reasonCode: "cancelled_in_shop",
+        reasonMessage: "Cancelled in the shop before it was sent to the service.",
+      },
+      { step: "cancel", outcome: "info" },
+    );
     expect(r.cancelledAt).toBeInstanceOf(Date);
-    expect(r.timeline.at(-1)).toMatchObject({ step: "cancel", outcome: "info" });
     expect(creates()).toHaveLength(sent);
   });
 
@@ -711,17 +729,15 @@ describe("what is placed at all", () => {
       outcome: "cancelled",
       reason: "nothing_to_ship",
     });
-    const r = await row(orderId);
-    expect(r).toMatchObject({
-      state: "CANCELLED",
-      reasonCode: "nothing_to_ship",
-      reasonMessage: "No line of this order needs shipping: nothing is sent to the service.",
-    });
-    expect(r.timeline.at(-1)).toMatchObject({
-      step: "create",
-      outcome: "info",
-      message: "No line needs shipping.",
-    });
+    await expectRow(
+      orderId,
+      {
+        state: "CANCELLED",
+        reasonCode: "nothing_to_ship",
+        reasonMessage: "No line of this order needs shipping: nothing is sent to the service.",
+      },
+      { step: "create", outcome: "info", message: "No line needs shipping." },
+    );
   });
 
   it("lines at another fulfilment service's location are left out, or the whole order when all are", async () => {
@@ -1187,7 +1203,7 @@ describe("buildCreateRequest", () => {
         shopifyVariantId: null,
         svcVid: long(60),
         sku: long(60),
-        image: `https://${long(491)}`,
+        image: `https://${long(492)}`,
       }),
     ]);
     const [a, b] = r.products;
@@ -1203,7 +1219,7 @@ describe("buildCreateRequest", () => {
     expect(b).toMatchObject({
       vid: long(50),
       sku: long(50),
-      storeProductImg: `https://${long(491)}`,
+      storeProductImg: `https://${long(492)}`,
     });
     expect(r.email).toBeUndefined();
     expect(build(shopOrder({ email: `${long(38)}@example.com` })).email).toBe(
@@ -1268,26 +1284,17 @@ describe("buildCreateRequest", () => {
   });
 
   it("settings: logistics, origin, warehouse only for type 1 with an id, IOSS number when set, sandbox", () => {
-    const r = build(
-      shopOrder(),
-      [line()],
-      settings({
-        logisticName: "USPS",
-        fromCountryCode: "DE",
-        shopLogisticsType: 1,
-        storageId: "W1",
-        iossType: 3,
-        iossNumber: "IM9",
-        sandbox: true,
-      }),
-    );
-    expect(r).toMatchObject({
+    const same = {
       logisticName: "USPS",
       fromCountryCode: "DE",
       shopLogisticsType: 1,
       storageId: "W1",
       iossType: 3,
       iossNumber: "IM9",
+    };
+    const r = build(shopOrder(), [line()], settings({ ...same, sandbox: true }));
+    expect(r).toMatchObject({
+      ...same,
       isSandbox: 1,
       platform: "Shopify",
     });
