@@ -516,9 +516,12 @@ describe("holds", () => {
       outcome: "held",
       reason: "fraud_risk",
     });
-    expect((await row(high.orderId)).reasonMessage).toBe(
-      "Shopify's fraud analysis recommends cancelling this order. Review it, then Release or Cancel.",
-    );
+    expect(await row(high.orderId)).toMatchObject({
+      state: "HELD",
+      reasonCode: "fraud_risk",
+      reasonMessage:
+        "Shopify's fraud analysis recommends cancelling this order. Review it, then Release or Cancel.",
+    });
     const medium = await received([{ product: mug, quantity: 1 }], { risk: "MEDIUM" });
     expect((await placeOrder(h.deps, medium.orderId)).outcome).toBe("held");
     expect((await row(medium.orderId)).reasonMessage).toBe(
@@ -542,6 +545,15 @@ describe("holds", () => {
 
   it("unconnected lines: held naming them, or sent when the shop says so (created without an id)", async () => {
     const loose = h.unconnectedProduct("Loose Poster", "12.00");
+    // Another shop's connection of the same variant id does not connect this shop's line.
+    await prisma.productConnection.create({
+      data: {
+        shopDomain: OTHER,
+        shopifyProductId: String(loose.legacyId),
+        shopifyVariantId: String(loose.variants[0]!.legacyId),
+        svcVid: "VID-OTHER-SHOP",
+      },
+    });
     const plain = h.shop.addProduct(SHOP, {
       title: "Plain Card",
       variants: [{ sku: "PLAIN-1", price: "2.00" }],
@@ -622,8 +634,8 @@ describe("holds", () => {
         firstName: "Ada",
         lastName: "Lovelace",
         company: null,
-        address1: "1 Main St",
-        address2: null,
+        address1: null,
+        address2: "",
         city: "",
         province: null,
         provinceCode: null,
@@ -639,7 +651,7 @@ describe("holds", () => {
       reason: "invalid_address",
     });
     expect((await row(orderId)).reasonMessage).toBe(
-      "The shipping address lacks: city. Correct it in the shop, then Retry.",
+      "The shipping address lacks: street address, city. Correct it in the shop, then Retry.",
     );
     expect(creates()).toHaveLength(sent);
     // An address hold is looked at again (the merchant corrects it and presses Retry).
@@ -717,7 +729,7 @@ describe("what is placed at all", () => {
         reasonCode: "cancelled_in_shop",
         reasonMessage: "Cancelled in the shop before it was sent to the service.",
       },
-      { step: "cancel", outcome: "info" },
+      { step: "cancel", outcome: "info", message: "Cancelled in the shop before placing." },
     );
     expect(r.cancelledAt).toBeInstanceOf(Date);
     expect(creates()).toHaveLength(sent);
@@ -755,19 +767,24 @@ describe("what is placed at all", () => {
       "1 line(s) sit at a location another fulfilment service fulfils (not visible to this app); nothing is left for the service.",
     );
 
+    const banner = await h.connectedProduct(`Wide${" Banner".repeat(60)}`, "3.00");
     const some = await received([
       { product: mug, quantity: 1 },
       { product: cap, quantity: 2, location: "Elsewhere FS" },
       { product: cap, quantity: 1, requiresShipping: false },
+      { product: banner, quantity: 1, location: "Elsewhere FS" },
     ]);
     expect((await placeOrder(h.deps, some.orderId)).outcome).toBe("created");
     r = await row(some.orderId);
     expect(r.lines.map((l) => l.shopifyLineItemId)).toEqual([
       String(some.placed.lineItems[0]!.legacyId),
     ]);
-    expect(r.timeline.map((t) => t.message)).toContain(
-      "1 line(s) are not sent to the service: they sit at a location another fulfilment service fulfils (not visible to this app): Place Cap (M / Blue).",
-    );
+    // The left-out lines, in line order, cut to 300 characters.
+    expect(r.timeline.map((t) => [t.step, t.outcome, t.message])).toContainEqual([
+      "create",
+      "info",
+      `2 line(s) are not sent to the service: they sit at a location another fulfilment service fulfils (not visible to this app): ${`Place Cap (M / Blue); ${banner.title} (M / Blue)`.slice(0, 300)}.`,
+    ]);
   });
 
   it("lines stored by an earlier attempt follow the shop: gone lines dropped, changed ones updated, the name refreshed", async () => {
@@ -1273,6 +1290,9 @@ describe("buildCreateRequest", () => {
     expect(
       build(shopOrder({ shippingAddress: address({ address1: "1 Main St", address2: "Apt 2" }) })),
     ).toMatchObject({ shippingAddress: "1 Main St", shippingAddress2: "Apt 2" });
+    expect(
+      build(shopOrder({ shippingAddress: address({ address1: null, address2: "Unit 4" }) })),
+    ).toMatchObject({ shippingAddress: "Unit 4", shippingAddress2: undefined });
   });
 
   it("the order time is the shop's creation time in seconds, never later than now, and now when unreadable", () => {
@@ -1316,9 +1336,11 @@ describe("missingShipping", () => {
     expect(missing({})).toEqual([]);
     expect(missing(null)).toEqual(["the whole shipping address"]);
     expect(missing({ firstName: " ", lastName: null, company: " " })).toEqual(["recipient name"]);
+    expect(missing({ firstName: " ", lastName: " ", company: null })).toEqual(["recipient name"]);
     expect(missing({ firstName: null, lastName: null, company: "ACME" })).toEqual([]);
     expect(missing({ firstName: "Ada", lastName: null })).toEqual([]);
     expect(missing({ address1: " ", address2: null })).toEqual(["street address"]);
+    expect(missing({ address1: null, address2: " " })).toEqual(["street address"]);
     expect(missing({ address1: null, address2: "Unit 4" })).toEqual([]);
     expect(missing({ address1: "1 Main", address2: " " })).toEqual([]);
     expect(missing({ city: " " })).toEqual(["city"]);
