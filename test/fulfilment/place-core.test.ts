@@ -462,9 +462,21 @@ describe("holds", () => {
       "fraud_risk",
       "m3",
     );
+    // Sent back to placing (state RECEIVED, the old reason still on the row), then held for
+    // the same reason again: a new hold, so a new entry.
+    await hold(
+      prisma,
+      { id: orderId, state: "RECEIVED", reasonCode: "fraud_risk" },
+      "fraud_risk",
+      "m4",
+    );
     const r = await row(orderId);
     expect(r).toMatchObject({ state: "HELD", reasonCode: "fraud_risk", reasonMessage: "m3" });
-    expect(r.timeline.filter((t) => t.step === "hold").map((t) => t.message)).toEqual(["m1", "m3"]);
+    expect(r.timeline.filter((t) => t.step === "hold").map((t) => t.message)).toEqual([
+      "m1",
+      "m3",
+      "m4",
+    ]);
   });
 
   it("no account connected: held, nothing sent; the other shop's order is the only one touched", async () => {
@@ -686,6 +698,10 @@ describe("what is placed at all", () => {
       data: { state: "HELD", reasonCode: "merchant_hold" },
     });
     expect(await placeOrder(h.deps, b.orderId)).toEqual({ outcome: "skipped", why: "state HELD" });
+    // Only a held order's reason makes it placeable: a created order with a stale reason that
+    // would release a hold is still not sent again.
+    await prisma.shopOrder.update({ where: { id: orderId }, data: { reasonCode: "paused" } });
+    expect(await placeOrder(h.deps, orderId)).toEqual({ outcome: "skipped", why: "state CREATED" });
     expect(creates()).toHaveLength(sent);
   });
 
