@@ -471,7 +471,7 @@ describe("holds", () => {
       "m4",
     );
     const r = await row(orderId);
-    expect(r).toMatchObject({ state: "HELD", reasonCode: "fraud_risk", reasonMessage: "m3" });
+    expect(r).toMatchObject({ state: "HELD", reasonCode: "fraud_risk", reasonMessage: "m4" });
     expect(r.timeline.filter((t) => t.step === "hold").map((t) => t.message)).toEqual([
       "m1",
       "m3",
