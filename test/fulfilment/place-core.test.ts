@@ -1299,6 +1299,10 @@ describe("buildCreateRequest", () => {
       shopOrder({ shippingAddress: address({ firstName: null, lastName: null, company: "ACME" }) }),
     );
     expect(company.shippingCustomerName).toBe("ACME");
+    const blankNames = build(
+      shopOrder({ shippingAddress: address({ firstName: " ", lastName: " ", company: "ACME" }) }),
+    );
+    expect(blankNames.shippingCustomerName).toBe("ACME");
     expect(
       build(shopOrder({ shippingAddress: address({ phone: "ext." }) })).shippingPhone,
     ).toBeUndefined();
