@@ -397,7 +397,9 @@ function reasonsById(data: Record<string, unknown>): Map<string, string> {
     const m = typeof msg === "string" && msg ? msg : "intercepted";
     out.set(key, out.has(key) ? `${out.get(key)}; ${m}` : m);
   };
-  for (const field of ["interceptOrders", "interceptOrderReasons"]) {
+  // The reasons first: a bare id in interceptOrders gets the generic reason only when the
+  // service gave none of its own.
+  for (const field of ["interceptOrderReasons", "interceptOrders"]) {
     const list = data[field];
     if (!Array.isArray(list)) continue;
     for (const item of list) {

@@ -1,0 +1,517 @@
+/**
+ * Payment batches, run directly against the service simulator: only the batch's orders are
+ * paid (other orders of the account and other shops' orders untouched), the balance goes down by
+ * exactly what was paid, several batches of one run never spend the same money, an order costing
+ * exactly the balance is paid and one cent more is held, refusals at the cart and interceptions
+ * at confirmation leave the batch with the service's reason, sandbox and normal orders never
+ * share a batch, and a partial batch waits for creates still in flight.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { payAccount } from "../../app/fulfilment/pay.server";
+import { JOB } from "../../app/fulfilment/schedule.server";
+import { enqueue } from "../../app/jobs/queue.server";
+import { updateSettings } from "../../app/settings.server";
+import { type ServiceSim, startServiceSim } from "../sim/service/index";
+import {
+  balanceCents,
+  bystanders,
+  calls,
+  cents,
+  type PayShop,
+  payShop,
+  prisma,
+  reload,
+  reloadAll,
+  row,
+  sumCents,
+  svcOrder,
+} from "./pay-helpers";
+
+let svc: ServiceSim;
+beforeAll(async () => {
+  svc = await startServiceSim();
+});
+afterAll(async () => svc?.close());
+
+const money = (c: number) => (c / 100).toFixed(2);
+const PAY_OPS = ["addCart", "addCartConfirm", "saveGenerateParentOrder", "payBalanceV2"];
+
+/** The service pays an order by itself (another tool, the console): cart, confirm, parent, pay. */
+async function paidAtService(shop: PayShop, svcOrderId: string) {
+  await shop.client.orders.addCart([svcOrderId]);
+  const c = await shop.client.orders.addCartConfirm([svcOrderId]);
+  await shop.client.orders.saveGenerateParentOrder(c.shipmentsId!);
+  await shop.client.payment.payBalanceV2(c.shipmentsId!);
+}
+
+describe("one batch", () => {
+  it("pays only its own orders, by exactly their amount; every other row and shop is untouched", async () => {
+    const shop = await payShop(svc, { balance: "1000.00" });
+    const other = await payShop(svc, { balance: "500.00" });
+    const a1 = await svcOrder(svc, shop);
+    const a2 = await svcOrder(svc, shop, { quantity: 2 });
+    // Orders of this account that are not waiting for payment, and another shop's waiting order.
+    const idle = [
+      await svcOrder(svc, shop, { row: { state: "FAILED", reasonCode: "intercepted" } }),
+      await svcOrder(svc, shop, { row: { state: "HELD", reasonCode: "unconnected" } }),
+      await svcOrder(svc, shop, { row: { state: "PAID", paymentBatchId: "old", payId: "OLD" } }),
+      await svcOrder(svc, shop, { row: { state: "CREATED", paymentBatchId: "other" } }),
+      await row(shop, { state: "CREATED", amount: "3.00" }),
+      await svcOrder(svc, other),
+    ];
+    const untouched = await bystanders(svc, idle);
+
+    const result = await shop.run();
+    expect(result).toEqual({ batchesPaid: 1, ordersPaid: 2, held: 0, failed: 0 });
+    const [p1, p2] = await reloadAll([a1, a2]);
+    const batch = await prisma.paymentBatch.findUniqueOrThrow({
+      where: { id: p1!.paymentBatchId! },
+    });
+    expect(batch).toMatchObject({ state: "paid", isSandbox: false, svcAccountId: shop.accountId });
+    expect(batch.amount).toBe(money(sumCents([a1, a2])));
+    expect(batch.paidAt).toEqual(new Date(shop.clock.t));
+    for (const p of [p1!, p2!]) {
+      expect(p).toMatchObject({
+        state: "PAID",
+        paymentBatchId: batch.id,
+        payId: batch.payId,
+        shipmentOrderId: batch.shipmentOrderId,
+        reasonCode: null,
+        reasonMessage: null,
+        paidAt: new Date(shop.clock.t),
+      });
+      expect(svc.order(p.svcOrderId!)!.paid).toBe(true);
+      expect(p.timeline.map((t) => [t.step, t.outcome])).toEqual([
+        ["cart", "ok"],
+        ["parent", "ok"],
+        ["pay", "ok"],
+      ]);
+      expect(p.timeline[0]!.message).toBe("Added to the service cart (batch of 2).");
+      expect(p.timeline[1]!.message).toContain(`${batch.amount} USD payable`);
+      expect(p.timeline[2]!.message).toBe(
+        `Paid from the balance with parent ${batch.shipmentOrderId} (${batch.amount} USD for 2 order(s)).`,
+      );
+    }
+    expect(batch.payId).toMatch(/^PAY/);
+    expect(balanceCents(svc, shop)).toBe(100_000 - sumCents([a1, a2]));
+    expect(svc.getBalance(other.simAccountId)).toBe("500.00");
+    for (const op of ["getBalance", ...PAY_OPS]) expect(calls(svc, shop, op), op).toBe(1);
+    // The known balance is the service's answer less the batch, asked at this run's time.
+    const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
+    expect(account.knownBalance).toBe(svc.getBalance(shop.simAccountId));
+    expect(account.knownBalanceAt).toEqual(new Date(shop.clock.t));
+    await untouched();
+
+    // Nothing left to pay: a second run calls nothing and changes nothing.
+    const again = await bystanders(svc, [...idle, p1!, p2!]);
+    expect(await shop.run()).toEqual({ batchesPaid: 0, ordersPaid: 0, held: 0, failed: 0 });
+    for (const op of PAY_OPS) expect(calls(svc, shop, op), op).toBe(1);
+    await again();
+  });
+
+  it("an unknown account pays nothing", async () => {
+    const shop = await payShop(svc);
+    expect(await payAccount(shop.deps, "no-such-account")).toEqual({
+      batchesPaid: 0,
+      ordersPaid: 0,
+      held: 0,
+      failed: 0,
+    });
+  });
+
+  it("autoPay off: waiting orders are not batched", async () => {
+    const shop = await payShop(svc, { settings: { autoPay: false } });
+    const o = await svcOrder(svc, shop);
+    const untouched = await bystanders(svc, [o]);
+    expect(await shop.run()).toEqual({ batchesPaid: 0, ordersPaid: 0, held: 0, failed: 0 });
+    expect(calls(svc, shop, "addCart")).toBe(0);
+    await untouched();
+  });
+});
+
+describe("the balance", () => {
+  it("an order costing exactly the balance is paid; one cent more is held", async () => {
+    const exact = await payShop(svc);
+    const o = await svcOrder(svc, exact);
+    svc.setBalance(exact.simAccountId, o.amount!);
+    expect(await exact.run()).toMatchObject({ ordersPaid: 1, held: 0 });
+    expect((await reload(o)).state).toBe("PAID");
+    expect(svc.getBalance(exact.simAccountId)).toBe("0.00");
+
+    const short = await payShop(svc);
+    const s = await svcOrder(svc, short);
+    const balance = money(cents(s.amount) - 1);
+    svc.setBalance(short.simAccountId, balance);
+    const result = await short.run();
+    expect(result).toEqual({
+      batchesPaid: 0,
+      ordersPaid: 0,
+      held: 1,
+      failed: 0,
+      recheckAt: new Date(short.clock.t + 60_000),
+    });
+    const held = await reload(s);
+    expect(held).toMatchObject({
+      state: "HELD",
+      reasonCode: "short_balance",
+      paymentBatchId: null,
+    });
+    expect(held.reasonMessage).toBe(
+      `The service balance (${balance} USD available) does not cover this order (${s.amount} USD). It is paid automatically once the balance is topped up.`,
+    );
+    expect(held.timeline.map((t) => [t.step, t.outcome, t.errorCode])).toEqual([
+      ["pay", "held", "short_balance"],
+    ]);
+    expect(calls(svc, short, "addCart")).toBe(0);
+    expect(svc.getBalance(short.simAccountId)).toBe(balance);
+    // A re-check is queued a minute (balanceRecheckMs) from now, not at once.
+    const jobs = await prisma.job.findMany({
+      where: { kind: JOB.pay, shopDomain: short.shopDomain, state: "available" },
+    });
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]!.runAt.getTime() - Date.now()).toBeGreaterThan(30_000);
+    expect(jobs[0]!.runAt.getTime() - Date.now()).toBeLessThanOrEqual(60_000);
+    expect(jobs[0]!.idempotencyKey).toContain(`recheck:${Math.floor(short.clock.t / 60_000)}`);
+
+    // Still short on the next run: held again, one timeline entry, the balance asked again.
+    const asked = calls(svc, short, "getBalance");
+    await short.run();
+    const still = await reload(s);
+    expect(still.state).toBe("HELD");
+    expect(still.timeline).toHaveLength(1);
+    expect(calls(svc, short, "getBalance")).toBe(asked + 1);
+
+    // Topped up to exactly the amount while the stored balance is still trusted: the stored
+    // balance says no, so the service is asked before holding, and the order is paid.
+    svc.setBalance(short.simAccountId, s.amount!);
+    expect(await short.run()).toMatchObject({ ordersPaid: 1, held: 0 });
+    const paid = await reload(s);
+    expect(paid).toMatchObject({ state: "PAID", reasonCode: null, reasonMessage: null });
+    expect(svc.getBalance(short.simAccountId)).toBe("0.00");
+  });
+
+  it("two and three batches in one run spend the balance once; what it does not cover is held with the amounts", async () => {
+    const shop = await payShop(svc, { settings: { payBatchSize: 2 } });
+    const t = shop.clock.t;
+    const orders = [];
+    // Created newest first: the run still takes the oldest first.
+    for (let i = 6; i >= 0; i--)
+      orders.unshift(await svcOrder(svc, shop, { placedAt: new Date(t - 60_000 + i * 1000) }));
+    const paidFirst = orders.slice(0, 6);
+    const last = orders[6]!;
+    const left = cents(last.amount) - 1;
+    svc.setBalance(shop.simAccountId, money(sumCents(paidFirst) + left));
+
+    const result = await shop.run();
+    expect(result).toMatchObject({ batchesPaid: 3, ordersPaid: 6, held: 1, failed: 0 });
+    const rows = await reloadAll(orders);
+    for (const r of rows.slice(0, 6)) expect(r.state).toBe("PAID");
+    const batchOf = rows.map((r) => r.paymentBatchId);
+    expect(batchOf[0]).toBe(batchOf[1]);
+    expect(batchOf[2]).toBe(batchOf[3]);
+    expect(batchOf[4]).toBe(batchOf[5]);
+    expect(new Set(batchOf.slice(0, 6)).size).toBe(3);
+    const batches = await prisma.paymentBatch.findMany({
+      where: { svcAccountId: shop.accountId },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(batches.map((b) => b.id)).toEqual([batchOf[0], batchOf[2], batchOf[4]]);
+    expect(calls(svc, shop, "payBalanceV2")).toBe(3);
+    expect(calls(svc, shop, "getBalance")).toBe(1);
+    expect(balanceCents(svc, shop)).toBe(left);
+    expect(rows[6]).toMatchObject({
+      state: "HELD",
+      reasonCode: "short_balance",
+      paymentBatchId: null,
+    });
+    expect(rows[6]!.reasonMessage).toContain(`(${money(left)} USD available)`);
+    expect(rows[6]!.reasonMessage).toContain(`(${last.amount} USD)`);
+    const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
+    expect(account.knownBalance).toBe(money(left));
+
+    // Topped up by one cent: the stored balance is asked again, the held order paid alone.
+    svc.setBalance(shop.simAccountId, last.amount!);
+    expect(await shop.run()).toMatchObject({ batchesPaid: 1, ordersPaid: 1, held: 0 });
+    expect((await reload(last)).state).toBe("PAID");
+    expect(svc.getBalance(shop.simAccountId)).toBe("0.00");
+  });
+
+  it("a stale known balance is asked again; a trusted one is lowered by each batch", async () => {
+    const shop = await payShop(svc, { settings: { payBatchSize: 1 } });
+    const trust = 5 * 60_000;
+    // Known 1000.00 but just too old to trust: the service (200.00) is asked.
+    await prisma.svcAccount.update({
+      where: { id: shop.accountId },
+      data: { knownBalance: "1000.00", knownBalanceAt: new Date(shop.clock.t - trust) },
+    });
+    svc.setBalance(shop.simAccountId, "200.00");
+    const a = await svcOrder(svc, shop);
+    const b = await svcOrder(svc, shop, { placedAt: new Date(shop.clock.t) });
+    await shop.run();
+    expect(calls(svc, shop, "getBalance")).toBe(1);
+    let account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
+    expect(account.knownBalance).toBe(money(20_000 - sumCents([a, b])));
+    expect(account.knownBalanceAt).toEqual(new Date(shop.clock.t));
+    expect((await reloadAll([a, b])).map((r) => r.state)).toEqual(["PAID", "PAID"]);
+
+    // Trusted (asked a moment ago): not asked, and lowered by the new batch.
+    shop.clock.t += trust - 1;
+    svc.setBalance(shop.simAccountId, "150.00");
+    const c = await svcOrder(svc, shop);
+    await shop.run();
+    expect(calls(svc, shop, "getBalance")).toBe(1);
+    account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
+    expect(account.knownBalance).toBe(money(20_000 - sumCents([a, b, c])));
+    expect(balanceCents(svc, shop)).toBe(15_000 - cents(c.amount));
+
+    // No known balance at all: asked.
+    await prisma.svcAccount.update({
+      where: { id: shop.accountId },
+      data: { knownBalance: null },
+    });
+    const d = await svcOrder(svc, shop);
+    await shop.run();
+    expect(calls(svc, shop, "getBalance")).toBe(2);
+    expect((await reload(d)).state).toBe("PAID");
+  });
+});
+
+describe("sandbox", () => {
+  it("sandbox and normal orders never share a batch; sandbox charges nothing", async () => {
+    const shop = await payShop(svc, { balance: "0.00" });
+    const n1 = await svcOrder(svc, shop);
+    const s1 = await svcOrder(svc, shop, { sandbox: true });
+    const s2 = await svcOrder(svc, shop, { sandbox: true });
+    const result = await shop.run();
+    expect(result).toMatchObject({ batchesPaid: 1, ordersPaid: 2, held: 1 });
+    const [r1, r2, rn] = await reloadAll([s1, s2, n1]);
+    expect([r1!.state, r2!.state]).toEqual(["PAID", "PAID"]);
+    expect(r1!.paymentBatchId).toBe(r2!.paymentBatchId);
+    const sb = await prisma.paymentBatch.findUniqueOrThrow({ where: { id: r1!.paymentBatchId! } });
+    expect(sb.isSandbox).toBe(true);
+    expect(r1!.timeline.at(-1)!.message).toContain("(sandbox: nothing charged)");
+    expect(rn).toMatchObject({ state: "HELD", reasonCode: "short_balance", paymentBatchId: null });
+    expect(svc.getBalance(shop.simAccountId)).toBe("0.00");
+    const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
+    expect(account.knownBalance).toBe("0.00");
+
+    svc.setBalance(shop.simAccountId, "100.00");
+    await shop.run();
+    const paid = await reload(n1);
+    expect(paid.state).toBe("PAID");
+    expect(paid.paymentBatchId).not.toBe(sb.id);
+    const nb = await prisma.paymentBatch.findUniqueOrThrow({ where: { id: paid.paymentBatchId! } });
+    expect(nb.isSandbox).toBe(false);
+    expect(paid.timeline.at(-1)!.message).not.toContain("sandbox");
+    expect(balanceCents(svc, shop)).toBe(10_000 - cents(n1.amount));
+  });
+});
+
+describe("refusals and interceptions", () => {
+  it("refused at the cart: the others are paid, the refused carry the service's reason, one paid elsewhere is adopted", async () => {
+    const shop = await payShop(svc);
+    const ok1 = await svcOrder(svc, shop);
+    const ok2 = await svcOrder(svc, shop);
+    const ghost = await row(shop, { svcOrderId: "SO-GONE-1", amount: "4.00" });
+    const confirmed = await svcOrder(svc, shop);
+    await shop.client.orders.addCart([confirmed.svcOrderId!]);
+    await shop.client.orders.addCartConfirm([confirmed.svcOrderId!]);
+    const elsewhere = await svcOrder(svc, shop);
+    await paidAtService(shop, elsewhere.svcOrderId!);
+    const start = balanceCents(svc, shop);
+
+    const result = await shop.run();
+    expect(result).toEqual({ batchesPaid: 1, ordersPaid: 3, held: 0, failed: 2 });
+    const [r1, r2, rg, rc, re] = await reloadAll([ok1, ok2, ghost, confirmed, elsewhere]);
+    expect([r1!.state, r2!.state]).toEqual(["PAID", "PAID"]);
+    expect(r1!.timeline[0]!.message).toBe("Added to the service cart (batch of 2).");
+    expect(balanceCents(svc, shop)).toBe(start - sumCents([ok1, ok2]));
+    for (const [r, why] of [
+      [rg!, "SO-GONE-1"],
+      [rc!, "UNPAID"],
+    ] as const) {
+      expect(r).toMatchObject({
+        state: "FAILED",
+        reasonCode: "intercepted",
+        paymentBatchId: null,
+        payId: null,
+      });
+      expect(r.reasonMessage).toMatch(
+        /^Not added to the service cart: .+\. Correct the cause, then Retry\.$/,
+      );
+      expect(r.timeline.map((t) => [t.step, t.outcome, t.errorCode])).toEqual([
+        ["pay", "error", "intercepted"],
+      ]);
+      expect(r.timeline[0]!.message).toBe(r.reasonMessage);
+      if (why === "UNPAID") expect(r.reasonMessage).toContain("order status UNPAID");
+      else expect(r.reasonMessage).toContain("order does not exist");
+    }
+    expect(svc.order(confirmed.svcOrderId!)!.paid).toBe(false);
+    // Paid at the service already: PAID without a charge by the app, the stored balance distrusted.
+    expect(re).toMatchObject({ state: "PAID", paymentBatchId: null, reasonCode: null });
+    expect(re!.paidAt).toEqual(new Date(shop.clock.t));
+    expect(re!.timeline.map((t) => t.message)).toEqual([
+      "Already paid at the service (outside the app, e.g. in its console): nothing charged by the app.",
+    ]);
+    const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
+    expect(account.knownBalanceAt).toBeNull();
+  });
+
+  it("nothing in the batch can be carted: all leave it, a paid one adopted, the rest failed", async () => {
+    const shop = await payShop(svc);
+    const ghost = await row(shop, { svcOrderId: "SO-GONE-2", amount: "4.00" });
+    const elsewhere = await svcOrder(svc, shop);
+    await paidAtService(shop, elsewhere.svcOrderId!);
+    const bystander = await svcOrder(svc, shop, { row: { state: "FAILED" } });
+    const untouched = await bystanders(svc, [bystander]);
+    const start = balanceCents(svc, shop);
+
+    const result = await shop.run();
+    expect(result).toMatchObject({ batchesPaid: 0, ordersPaid: 1, failed: 1 });
+    const [rg, re] = await reloadAll([ghost, elsewhere]);
+    expect(re).toMatchObject({ state: "PAID", paymentBatchId: null });
+    expect(rg).toMatchObject({ state: "FAILED", reasonCode: "intercepted", paymentBatchId: null });
+    expect(rg!.reasonMessage).toMatch(
+      /^Refused by the service: addCart: no order could be added to the cart: .*SO-GONE-2 order does not exist.*\(code 1603001\)\. Correct the cause, then Retry\.$/,
+    );
+    expect(rg!.timeline.at(-1)!.errorCode).toBe("1603001");
+    const batch = await prisma.paymentBatch.findFirstOrThrow({
+      where: { svcAccountId: shop.accountId },
+    });
+    expect(batch.state).toBe("failed");
+    expect(batch.error).toContain("no order could be added to the cart");
+    expect(calls(svc, shop, "addCartConfirm")).toBe(1); // the one of paidAtService
+    expect(balanceCents(svc, shop)).toBe(start);
+    await untouched();
+  });
+
+  it("intercepted at confirmation: not paid, the service's reasons kept; the rest of the batch paid", async () => {
+    const shop = await payShop(svc);
+    const ok = await svcOrder(svc, shop);
+    const kp = await svcOrder(svc, shop, { country: "KP" });
+    const box = await svcOrder(svc, shop, { address: "PO Box 12", country: "IR" });
+    const start = balanceCents(svc, shop);
+
+    const result = await shop.run();
+    expect(result).toEqual({ batchesPaid: 1, ordersPaid: 1, held: 0, failed: 2 });
+    const [ro, rk, rb] = await reloadAll([ok, kp, box]);
+    expect(ro!.state).toBe("PAID");
+    expect(ro!.shipmentOrderId).toMatch(/^SH/);
+    expect(ro!.timeline.at(-1)!.message).toContain(`for 1 order(s)`);
+    expect(balanceCents(svc, shop)).toBe(start - cents(ok.amount));
+    expect(rk).toMatchObject({
+      state: "FAILED",
+      reasonCode: "intercepted",
+      paymentBatchId: null,
+      shipmentOrderId: null,
+      payId: null,
+      reasonMessage:
+        "Intercepted by the service at confirmation: destination KP is not supported. Correct the cause, then Retry.",
+    });
+    expect(rb!.reasonMessage).toBe(
+      "Intercepted by the service at confirmation: destination IR is not supported; PO Box addresses are not supported. Correct the cause, then Retry.",
+    );
+    expect(rb!.timeline.at(-1)).toMatchObject({
+      step: "pay",
+      outcome: "error",
+      errorCode: "intercepted",
+    });
+    for (const r of [rk!, rb!]) expect(svc.order(r.svcOrderId!)!.paid).toBe(false);
+    const batch = await prisma.paymentBatch.findUniqueOrThrow({
+      where: { id: ro!.paymentBatchId! },
+    });
+    expect(batch.amount).toBe(ok.amount);
+  });
+
+  it("every order intercepted at confirmation: the batch fails with the service's message, nothing paid", async () => {
+    const shop = await payShop(svc);
+    const kp = await svcOrder(svc, shop, { country: "KP" });
+    const start = balanceCents(svc, shop);
+    const result = await shop.run();
+    expect(result).toMatchObject({ batchesPaid: 0, ordersPaid: 0, failed: 1 });
+    const r = await reload(kp);
+    expect(r).toMatchObject({ state: "FAILED", reasonCode: "intercepted", paymentBatchId: null });
+    expect(r.reasonMessage).toContain(
+      "Refused by the service: addCartConfirm: no order could be confirmed",
+    );
+    expect(r.reasonMessage).toContain("destination KP is not supported");
+    // Not asked whether it was paid elsewhere: it was in this app's cart.
+    expect(calls(svc, shop, "getOrderDetailBatch")).toBe(0);
+    const batch = await prisma.paymentBatch.findFirstOrThrow({
+      where: { svcAccountId: shop.accountId },
+    });
+    expect(batch.state).toBe("failed");
+    expect(balanceCents(svc, shop)).toBe(start);
+  });
+});
+
+describe("a partial batch while creates are in flight", () => {
+  const window = 600;
+  async function shopWithPlaceJob(job: { state?: string; runAtMs?: number; otherShop?: boolean }) {
+    const shop = await payShop(svc, {
+      settings: { payBatchSize: 5, payBatchWindowSeconds: window },
+    });
+    const j = await enqueue(prisma, {
+      kind: JOB.place,
+      idempotencyKey: `place-${shop.shopDomain}`,
+      shopDomain: job.otherShop ? "someone-else.myshopify.com" : shop.shopDomain,
+      runAt: new Date(Date.now() + (job.runAtMs ?? -1000)),
+    });
+    if (job.state) await prisma.job.update({ where: { id: j.id }, data: { state: job.state } });
+    return shop;
+  }
+
+  it.each([
+    ["due", {}],
+    ["running", { state: "running", runAtMs: 3_600_000 }],
+  ])("waits while a place job of the shop is %s", async (_, job) => {
+    const shop = await shopWithPlaceJob(job);
+    const a = await svcOrder(svc, shop, { placedAt: new Date(shop.clock.t - 59_000) });
+    const b = await svcOrder(svc, shop, { placedAt: new Date(shop.clock.t) });
+    const untouched = await bystanders(svc, [a, b]);
+    const result = await shop.run();
+    expect(result).toEqual({ batchesPaid: 0, ordersPaid: 0, held: 0, failed: 0, deferred: 2 });
+    expect(calls(svc, shop, "addCart")).toBe(0);
+    await untouched();
+    const jobs = await prisma.job.findMany({
+      where: { kind: JOB.pay, shopDomain: shop.shopDomain, state: "available" },
+    });
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]!.idempotencyKey).toContain(":deferred:");
+    // The follow-up comes after the batch window (600 s), not at once.
+    expect(jobs[0]!.runAt.getTime() - Date.now()).toBeGreaterThan(300_000);
+    expect(jobs[0]!.runAt.getTime() - Date.now()).toBeLessThanOrEqual(window * 1000);
+  });
+
+  it.each([
+    ["a place job not yet due", { runAtMs: 3_600_000 }, 1000],
+    ["another shop's place job", { otherShop: true }, 1000],
+    ["a finished place job", { state: "completed" }, 1000],
+    ["the oldest order waited a minute", {}, 60_000],
+  ])("pays at once with %s", async (_, job, age) => {
+    const shop = await shopWithPlaceJob(job);
+    const a = await svcOrder(svc, shop, { placedAt: new Date(shop.clock.t - age) });
+    const b = await svcOrder(svc, shop, { placedAt: new Date(shop.clock.t) });
+    const result = await shop.run();
+    expect(result).toEqual({ batchesPaid: 1, ordersPaid: 2, held: 0, failed: 0 });
+    expect((await reloadAll([a, b])).map((r) => r.state)).toEqual(["PAID", "PAID"]);
+  });
+
+  it("an order without a placing time does not make the batch wait", async () => {
+    const shop = await shopWithPlaceJob({});
+    const a = await svcOrder(svc, shop, { placedAt: null });
+    expect(await shop.run()).toMatchObject({ ordersPaid: 1 });
+    expect((await reload(a)).state).toBe("PAID");
+  });
+
+  it("a window of 0 or a full batch does not wait", async () => {
+    const shop = await shopWithPlaceJob({});
+    await updateSettings(prisma, shop.shopDomain, { payBatchSize: 2 });
+    const full = [await svcOrder(svc, shop), await svcOrder(svc, shop)];
+    expect(await shop.run()).toMatchObject({ ordersPaid: 2 });
+    await updateSettings(prisma, shop.shopDomain, { payBatchSize: 5, payBatchWindowSeconds: 0 });
+    const one = await svcOrder(svc, shop);
+    expect(await shop.run()).toMatchObject({ ordersPaid: 1 });
+    expect((await reloadAll([...full, one])).map((r) => r.state)).toEqual(["PAID", "PAID", "PAID"]);
+  });
+});
