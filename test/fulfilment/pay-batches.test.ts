@@ -1,12 +1,19 @@
 /**
- * Payment batches, run directly against the service simulator: only the batch's orders are
- * paid (other orders of the account and other shops' orders untouched), the balance goes down by
- * exactly what was paid, several batches of one run never spend the same money, an order costing
- * exactly the balance is paid and one cent more is held, refusals at the cart and interceptions
- * at confirmation leave the batch with the service's reason, sandbox and normal orders never
- * share a batch, and a partial batch waits for creates still in flight.
+ * Payment batches (`payAccount`), run directly against the service simulator over HTTP and the
+ * test database: only the batch's orders are paid (other orders of the account and other shops'
+ * orders untouched), the balance goes down by exactly what was paid, several batches of one run
+ * never spend the same money, an order costing exactly the balance is paid and one cent more is
+ * held, refusals at the cart and interceptions at confirmation leave the batch with the
+ * service's reason, sandbox and normal orders never share a batch. When things go wrong (the
+ * payment call failing, timing out with the payment taken, refused; a crash right after each
+ * step) the next run resumes: every order paid exactly once, nothing paid for orders that left
+ * the batch, nothing marked PAID that the service was not paid for. A partial batch waits for
+ * creates still in flight.
+ *
+ * One file (one database and one simulator): Stryker runs the covering tests once per mutant.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cancelOrder } from "../../app/fulfilment/actions.server";
 import { payAccount } from "../../app/fulfilment/pay.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
 import { enqueue } from "../../app/jobs/queue.server";
@@ -14,10 +21,17 @@ import { updateSettings } from "../../app/settings.server";
 import { type ServiceSim, startServiceSim } from "../sim/service/index";
 import {
   balanceCents,
+  batchOf,
+  batchOfTwo,
+  batchState,
   bystanders,
   calls,
   cents,
-  type PayShop,
+  crashAfter,
+  crashed,
+  leftAt,
+  money,
+  paidAtService,
   payShop,
   prisma,
   reload,
@@ -32,17 +46,9 @@ beforeAll(async () => {
   svc = await startServiceSim();
 });
 afterAll(async () => svc?.close());
+afterEach(() => svc.clearFaults());
 
-const money = (c: number) => (c / 100).toFixed(2);
 const PAY_OPS = ["addCart", "addCartConfirm", "saveGenerateParentOrder", "payBalanceV2"];
-
-/** The service pays an order by itself (another tool, the console): cart, confirm, parent, pay. */
-async function paidAtService(shop: PayShop, svcOrderId: string) {
-  await shop.client.orders.addCart([svcOrderId]);
-  const c = await shop.client.orders.addCartConfirm([svcOrderId]);
-  await shop.client.orders.saveGenerateParentOrder(c.shipmentsId!);
-  await shop.client.payment.payBalanceV2(c.shipmentsId!);
-}
 
 describe("one batch", () => {
   it("pays only its own orders, by exactly their amount; every other row and shop is untouched", async () => {
@@ -442,6 +448,368 @@ describe("refusals and interceptions", () => {
     });
     expect(batch.state).toBe("failed");
     expect(balanceCents(svc, shop)).toBe(start);
+  });
+});
+
+describe("the payment call", () => {
+  it("fails with a 5xx: nothing paid, the batch waits; the next run pays it once", async () => {
+    const { shop, orders, untouched, start, amount } = await batchOfTwo(svc);
+    svc.setFaults({ rate5xx: 1, ops: ["payBalanceV2"] });
+    await expect(shop.run()).rejects.toThrow(/payBalanceV2/);
+    let rows = await reloadAll(orders);
+    for (const r of rows) {
+      expect(r.state).toBe("PAYING");
+      expect(r.timeline.at(-1)).toMatchObject({ step: "pay:paying", outcome: "error" });
+      expect(r.timeline.at(-1)!.message).toMatch(/^Will try again: payBalanceV2: HTTP 503/);
+    }
+    expect((await batchOf(orders[0]!)).state).toBe("paying");
+    expect(balanceCents(svc, shop)).toBe(start);
+
+    svc.clearFaults();
+    expect(await shop.run()).toEqual({ batchesPaid: 1, ordersPaid: 2, held: 0, failed: 0 });
+    rows = await reloadAll(orders);
+    for (const r of rows) expect(r.state).toBe("PAID");
+    expect(balanceCents(svc, shop)).toBe(start - amount);
+    // Checked before paying again: not paid, so paid now (no note of an earlier payment).
+    expect(rows[0]!.timeline.at(-1)!.message).not.toContain("found paid");
+    // Asked once after the 5xx and once before paying again.
+    expect(calls(svc, shop, "getOrderDetailBatch")).toBe(2);
+    await untouched();
+  });
+
+  it("times out after taking the payment (reply dropped): confirmed by a query, paid once", async () => {
+    const { shop, orders, untouched, start, amount } = await batchOfTwo(svc);
+    svc.setFaults({ rateTimeout: 1, ops: ["payBalanceV2"], timeoutMs: 10, timeoutDrop: true });
+    expect(await shop.run()).toEqual({ batchesPaid: 1, ordersPaid: 2, held: 0, failed: 0 });
+    const rows = await reloadAll(orders);
+    for (const r of rows) {
+      expect(r.state).toBe("PAID");
+      expect(r.timeline.at(-1)!.message).toMatch(
+        /, confirmed by a query after an unknown outcome\.$/,
+      );
+    }
+    expect((await batchOf(orders[0]!)).state).toBe("paid");
+    expect(balanceCents(svc, shop)).toBe(start - amount);
+    expect(calls(svc, shop, "payBalanceV2")).toBe(1);
+    await untouched();
+  });
+
+  it("times out with the balance short (not paid): the next run asks, then holds the batch", async () => {
+    const { shop, orders } = await batchOfTwo(svc);
+    await shop.run();
+    for (const r of await reloadAll(orders)) expect(r.state).toBe("PAID");
+    // Spent outside the app while the app still trusts the balance it knew.
+    const more = [await svcOrder(svc, shop), await svcOrder(svc, shop)];
+    svc.setBalance(shop.simAccountId, "1.00");
+    svc.setFaults({ rateTimeout: 1, ops: ["payBalanceV2"], timeoutMs: 10, timeoutDrop: true });
+    await expect(shop.run()).rejects.toThrow(/payBalanceV2/);
+    for (const r of await reloadAll(more)) expect(r.state).toBe("PAYING");
+    expect((await batchOf(more[0]!)).state).toBe("paying");
+    svc.clearFaults();
+    expect(await shop.run()).toMatchObject({ ordersPaid: 0, held: 2 });
+    for (const r of await reloadAll(more)) {
+      expect(r).toMatchObject({ state: "HELD", reasonCode: "short_balance" });
+      expect(r.paymentBatchId).not.toBeNull();
+    }
+    expect(svc.getBalance(shop.simAccountId)).toBe("1.00");
+  });
+});
+
+describe("a balance spent outside the app", () => {
+  it("refused at payment: the batch is held with the real balance, then paid once after a top-up", async () => {
+    const { shop, orders, untouched, amount } = await batchOfTwo(svc);
+    // A trusted known balance that is no longer true.
+    await prisma.svcAccount.update({
+      where: { id: shop.accountId },
+      data: { knownBalance: "1000.00", knownBalanceAt: new Date(shop.clock.t) },
+    });
+    svc.setBalance(shop.simAccountId, "1.00");
+    const result = await shop.run();
+    expect(result).toEqual({
+      batchesPaid: 0,
+      ordersPaid: 0,
+      held: 2,
+      failed: 0,
+      recheckAt: new Date(shop.clock.t + 60_000),
+    });
+    const batch = await batchOf(orders[0]!);
+    expect(batch.state).toBe("parented");
+    for (const r of await reloadAll(orders)) {
+      expect(r).toMatchObject({
+        state: "HELD",
+        reasonCode: "short_balance",
+        paymentBatchId: batch.id,
+      });
+      expect(r.reasonMessage).toBe(
+        `The service balance (1.00 USD available) does not cover this payment batch (${money(amount)} USD for 2 order(s)). It is paid automatically once the balance is topped up.`,
+      );
+      expect(r.timeline.filter((t) => t.outcome === "held")).toHaveLength(1);
+    }
+    const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
+    expect(account.knownBalance).toBe("1.00");
+    expect(calls(svc, shop, "getBalance")).toBe(1);
+
+    // Still short: held again, no second timeline entry.
+    await shop.run();
+    for (const r of await reloadAll(orders)) {
+      expect(r.state).toBe("HELD");
+      expect(r.timeline.filter((t) => t.outcome === "held")).toHaveLength(1);
+    }
+    // Topped up to exactly the batch: the stored 1.00 says no, the service is asked, paid.
+    svc.setBalance(shop.simAccountId, money(amount));
+    expect(await shop.run()).toMatchObject({ batchesPaid: 1, ordersPaid: 2, held: 0 });
+    for (const r of await reloadAll(orders))
+      expect(r).toMatchObject({ state: "PAID", reasonCode: null, reasonMessage: null });
+    expect(svc.getBalance(shop.simAccountId)).toBe("0.00");
+    expect(calls(svc, shop, "saveGenerateParentOrder")).toBe(1);
+    await untouched();
+  });
+});
+
+describe("a crash right after a step", () => {
+  it.each([["addCart"], ["saveGenerateParentOrder"], ["payBalanceV2"]])(
+    "after %s: the next run resumes, every order paid exactly once",
+    async (op) => {
+      const { shop, orders, untouched, start, amount } = await batchOfTwo(svc);
+      await expect(shop.run(crashAfter(shop.deps, op))).rejects.toThrow(`crash after ${op}`);
+      for (const r of await reloadAll(orders)) expect(r.state).toBe("PAYING");
+      // A new order while the batch waits goes into a batch of its own.
+      const late = await svcOrder(svc, shop);
+      const result = await shop.run();
+      expect(result).toMatchObject({ batchesPaid: 2, ordersPaid: 3, held: 0, failed: 0 });
+      const rows = await reloadAll(orders);
+      for (const r of rows) expect(r.state).toBe("PAID");
+      expect(rows[0]!.paymentBatchId).toBe(rows[1]!.paymentBatchId);
+      const lateRow = await reload(late);
+      expect(lateRow.state).toBe("PAID");
+      expect(lateRow.paymentBatchId).not.toBe(rows[0]!.paymentBatchId);
+      if (op === "payBalanceV2")
+        expect(rows[0]!.timeline.at(-1)!.message).toMatch(
+          /, found paid after an unknown outcome\.$/,
+        );
+      expect(balanceCents(svc, shop)).toBe(start - amount - cents(late.amount));
+      expect(calls(svc, shop, "payBalanceV2")).toBe(2);
+      // The known balance never claims more than the service has (a batch resumed after a crash
+      // is taken off it again: low, never high, so at worst the service is asked once more).
+      const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
+      expect(cents(account.knownBalance)).toBeLessThanOrEqual(balanceCents(svc, shop));
+      await untouched();
+    },
+  );
+
+  it("after addCartConfirm: the parent order is unknown, nothing is paid, the merchant is told", async () => {
+    const { shop, orders, untouched, start } = await batchOfTwo(svc);
+    await expect(shop.run(crashAfter(shop.deps, "addCartConfirm"))).rejects.toThrow(
+      "crash after addCartConfirm",
+    );
+    const batch = await batchOf(orders[0]!);
+    expect(batch.state).toBe("confirming");
+    expect(await shop.run()).toMatchObject({ ordersPaid: 0, failed: 2 });
+    for (const r of await reloadAll(orders)) {
+      expect(r).toMatchObject({
+        state: "FAILED",
+        reasonCode: "confirm_unknown",
+        paymentBatchId: null,
+      });
+      expect(r.reasonMessage).toContain("Pay it in the service's console, then Retry.");
+      expect(r.timeline.at(-1)).toMatchObject({
+        step: "confirm",
+        outcome: "error",
+        errorCode: "confirm_unknown",
+      });
+    }
+    const after = await prisma.paymentBatch.findUniqueOrThrow({ where: { id: batch.id } });
+    expect(after).toMatchObject({ state: "failed", error: "confirmation outcome unknown" });
+    expect(balanceCents(svc, shop)).toBe(start);
+    expect(calls(svc, shop, "payBalanceV2")).toBe(0);
+    await untouched();
+  });
+
+  it("a confirmation that never reached the service (5xx): confirmed again on the next run", async () => {
+    const { shop, orders, untouched, start, amount } = await batchOfTwo(svc);
+    svc.setFaults({ rate5xx: 1, ops: ["addCartConfirm"] });
+    await expect(shop.run()).rejects.toThrow(/addCartConfirm/);
+    for (const r of await reloadAll(orders)) {
+      expect(r.state).toBe("PAYING");
+      // Resumed silently through the "confirming" check: no error on the timeline.
+      expect(r.timeline.filter((t) => t.outcome === "error")).toEqual([]);
+    }
+    expect((await batchOf(orders[0]!)).state).toBe("confirming");
+    svc.clearFaults();
+    expect(await shop.run()).toMatchObject({ batchesPaid: 1, ordersPaid: 2 });
+    for (const r of await reloadAll(orders)) expect(r.state).toBe("PAID");
+    expect(balanceCents(svc, shop)).toBe(start - amount);
+    expect(calls(svc, shop, "addCartConfirm")).toBe(2);
+    await untouched();
+  });
+
+  it("a cart call failing (5xx) leaves the batch open; the next run carts it and pays once", async () => {
+    const { shop, orders, start, amount } = await batchOfTwo(svc);
+    svc.setFaults({ rate5xx: 1, ops: ["addCart"] });
+    await expect(shop.run()).rejects.toThrow(/addCart/);
+    for (const r of await reloadAll(orders)) {
+      expect(r.state).toBe("PAYING");
+      expect(r.timeline.at(-1)).toMatchObject({ step: "pay:open", outcome: "error" });
+    }
+    svc.clearFaults();
+    expect(await shop.run()).toMatchObject({ batchesPaid: 1, ordersPaid: 2 });
+    expect(balanceCents(svc, shop)).toBe(start - amount);
+  });
+
+  it("with autoPay off, an unfinished batch is still finished, and no new one started", async () => {
+    const { shop, orders, start, amount } = await batchOfTwo(svc);
+    await expect(shop.run(crashAfter(shop.deps, "saveGenerateParentOrder"))).rejects.toThrow();
+    const waiting = await svcOrder(svc, shop);
+    await updateSettings(prisma, shop.shopDomain, { autoPay: false });
+    expect(await shop.run()).toMatchObject({ batchesPaid: 1, ordersPaid: 2 });
+    for (const r of await reloadAll(orders)) expect(r.state).toBe("PAID");
+    expect((await reload(waiting)).state).toBe("CREATED");
+    expect(balanceCents(svc, shop)).toBe(start - amount);
+  });
+
+  it("an order cancelled in the shop while its batch was paying is paid and flagged", async () => {
+    const { shop, orders } = await batchOfTwo(svc);
+    await expect(shop.run(crashAfter(shop.deps, "saveGenerateParentOrder"))).rejects.toThrow();
+    await prisma.shopOrder.update({
+      where: { id: orders[0]!.id },
+      data: { flag: "cancel_requested" },
+    });
+    await shop.run();
+    const [cancelled, kept] = await reloadAll(orders);
+    expect(cancelled).toMatchObject({ state: "PAID", flag: "cancelled_after_payment" });
+    expect(cancelled!.reasonMessage).toContain("Cancelled in the shop while it was being paid");
+    expect(kept).toMatchObject({ state: "PAID", flag: null, reasonMessage: null });
+  });
+});
+
+describe("a resumed batch and the balance", () => {
+  it("a fresh balance that does not cover the parent holds it, asked once", async () => {
+    const { shop, orders, batchId } = await crashed(svc, "saveGenerateParentOrder");
+    // The stored balance is too old to trust, and the service's is short now.
+    shop.clock.t += 5 * 60_000;
+    svc.setBalance(shop.simAccountId, "1.00");
+    const asked = calls(svc, shop, "getBalance");
+    expect(await shop.run()).toMatchObject({ ordersPaid: 0, held: 2 });
+    expect(calls(svc, shop, "getBalance")).toBe(asked + 1);
+    expect(calls(svc, shop, "payBalanceV2")).toBe(0);
+    expect(await batchState(batchId)).toBe("parented");
+    for (const r of await reloadAll(orders)) {
+      expect(r).toMatchObject({ state: "HELD", reasonCode: "short_balance" });
+      expect(r.reasonMessage).toContain("(1.00 USD available)");
+      expect(r.timeline.find((t) => t.step === "parent")!.message).toMatch(
+        /^Parent order PO\d+ generated: \d+\.\d\d USD payable\.$/,
+      );
+    }
+  });
+
+  it("a balance that cannot be read after a refused payment shows 0.00 available", async () => {
+    const shop = await payShop(svc);
+    const orders = [await svcOrder(svc, shop), await svcOrder(svc, shop)];
+    await prisma.svcAccount.update({
+      where: { id: shop.accountId },
+      data: { knownBalance: "1000.00", knownBalanceAt: new Date(shop.clock.t) },
+    });
+    svc.setBalance(shop.simAccountId, "1.00");
+    svc.setFaults({ rate5xx: 1, ops: ["getBalance"] });
+    expect(await shop.run()).toMatchObject({ ordersPaid: 0, held: 2 });
+    for (const r of await reloadAll(orders)) {
+      expect(r).toMatchObject({ state: "HELD", reasonCode: "short_balance" });
+      expect(r.reasonMessage).toContain("(0.00 USD available)");
+    }
+    expect(svc.getBalance(shop.simAccountId)).toBe("1.00");
+  });
+});
+
+describe("the service refuses the payment", () => {
+  it("restricted balance payment: the batch fails with the service's reason, nothing charged", async () => {
+    const shop = await payShop(svc);
+    const orders = [await svcOrder(svc, shop), await svcOrder(svc, shop)];
+    const other = await svcOrder(svc, shop, { row: { state: "FAILED" } });
+    const untouched = await bystanders(svc, [other]);
+    const start = balanceCents(svc, shop);
+    svc.setPaymentRestricted(shop.simAccountId, true);
+    expect(await shop.run()).toEqual({ batchesPaid: 0, ordersPaid: 0, held: 0, failed: 2 });
+    const rows = await reloadAll(orders);
+    const batch = await prisma.paymentBatch.findUniqueOrThrow({
+      where: { id: rows[0]!.paymentBatchId! },
+    });
+    expect(batch.state).toBe("failed");
+    expect(batch.error).toContain("balance payment is restricted");
+    for (const r of rows) {
+      expect(r).toMatchObject({ state: "FAILED", reasonCode: "payment_failed" });
+      expect(r.reasonMessage).toBe(
+        "The service refused the payment: payBalanceV2: balance payment is restricted on this account (code 1604001). Check the account, then Retry.",
+      );
+      expect(r.timeline.at(-1)).toMatchObject({
+        step: "pay",
+        outcome: "error",
+        errorCode: "1604001",
+        message: r.reasonMessage,
+      });
+      expect(r.timeline.at(-1)!.requestId).toBeTruthy();
+      expect(svc.order(r.svcOrderId!)!.paid).toBe(false);
+    }
+    expect(balanceCents(svc, shop)).toBe(start);
+    await untouched();
+  });
+});
+
+describe("what a resumed batch must not pay for", () => {
+  it("orders cancelled while their batch waited in the cart: nothing paid, the batch fails", async () => {
+    const { shop, orders, batchId } = await crashed(svc, "addCart");
+    for (const o of orders) await cancelOrder(shop.deps, { orderId: o.id }, { source: "shop" });
+    const start = balanceCents(svc, shop);
+    expect(await shop.run()).toMatchObject({ ordersPaid: 0, batchesPaid: 0 });
+    const batch = await prisma.paymentBatch.findUniqueOrThrow({ where: { id: batchId } });
+    expect(batch).toMatchObject({ state: "failed", error: "no order left in the batch" });
+    for (const r of await reloadAll(orders)) expect(r.state).toBe("CANCELLED");
+    expect(calls(svc, shop, "addCart")).toBe(1);
+    expect(balanceCents(svc, shop)).toBe(start);
+  });
+
+  it("a paying batch the service does not know is never marked paid", async () => {
+    const shop = await payShop(svc);
+    const ghost = await svcOrder(svc, shop, {
+      row: { svcOrderId: "SO-UNKNOWN-1" },
+    });
+    const batch = await leftAt(shop, "paying", [ghost.id], {
+      shipmentOrderId: "SH-UNKNOWN-1",
+      amount: ghost.amount,
+    });
+    const result = await shop.run();
+    expect(result.ordersPaid).toBe(0);
+    const r = await reload(ghost);
+    expect(r.state).toBe("FAILED");
+    expect(r.reasonMessage).toContain("Refused by the service");
+    expect(await batchState(batch.id)).toBe("failed");
+  });
+
+  it("a paying batch found partly paid pays the rest, once", async () => {
+    const shop = await payShop(svc);
+    const [a, b] = [await svcOrder(svc, shop), await svcOrder(svc, shop)];
+    // a was paid in a parent of its own; b is confirmed in another, unpaid.
+    await shop.client.orders.addCart([a.svcOrderId!]);
+    const ca = await shop.client.orders.addCartConfirm([a.svcOrderId!]);
+    await shop.client.payment.payBalanceV2(ca.shipmentsId!);
+    await shop.client.orders.addCart([b.svcOrderId!]);
+    const cb = await shop.client.orders.addCartConfirm([b.svcOrderId!]);
+    const start = balanceCents(svc, shop);
+    const batch = await leftAt(shop, "paying", [a.id, b.id], { shipmentOrderId: cb.shipmentsId });
+    expect(await shop.run()).toMatchObject({ batchesPaid: 1, ordersPaid: 2 });
+    expect(svc.order(b.svcOrderId!)!.paid).toBe(true);
+    expect(balanceCents(svc, shop)).toBe(start - cents(b.amount));
+    for (const r of await reloadAll([a, b])) expect(r.state).toBe("PAID");
+    expect(await batchState(batch.id)).toBe("paid");
+  });
+
+  it("a confirmation whose orders the service does not know: the merchant is asked", async () => {
+    const shop = await payShop(svc);
+    const ghost = await svcOrder(svc, shop, { row: { svcOrderId: "SO-UNKNOWN-2" } });
+    const batch = await leftAt(shop, "confirming", [ghost.id]);
+    expect(await shop.run()).toMatchObject({ failed: 1 });
+    expect((await reload(ghost)).reasonCode).toBe("confirm_unknown");
+    expect(await batchState(batch.id)).toBe("failed");
+    expect(calls(svc, shop, "addCartConfirm")).toBe(0);
   });
 });
 

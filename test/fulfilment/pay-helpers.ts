@@ -4,7 +4,7 @@
  * see one another's orders; a shop's `clock` is the pipeline's clock (the service client keeps
  * the simulator's), set by the test where the known balance's age or a wait matters.
  */
-import type { ShopOrder } from "@prisma/client";
+import type { PaymentBatch, ShopOrder } from "@prisma/client";
 import { expect } from "vitest";
 import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
 import { type PayRunResult, payAccount } from "../../app/fulfilment/pay.server";
@@ -209,4 +209,62 @@ export function crashAfter(deps: FulfilmentDeps, op: string): FulfilmentDeps {
       });
     },
   };
+}
+
+export const money = (c: number) => (c / 100).toFixed(2);
+
+/** The service pays an order by itself (another tool, the console): cart, confirm, parent, pay. */
+export async function paidAtService(shop: PayShop, svcOrderId: string) {
+  await shop.client.orders.addCart([svcOrderId]);
+  const c = await shop.client.orders.addCartConfirm([svcOrderId]);
+  await shop.client.orders.saveGenerateParentOrder(c.shipmentsId!);
+  await shop.client.payment.payBalanceV2(c.shipmentsId!);
+}
+
+/** A shop with two waiting orders, and bystanders: a failed order of it and another shop's. */
+export async function batchOfTwo(svc: ServiceSim, o: Parameters<typeof payShop>[1] = {}) {
+  const shop = await payShop(svc, o);
+  const orders = [await svcOrder(svc, shop), await svcOrder(svc, shop)];
+  const other = await payShop(svc);
+  const idle = [
+    await svcOrder(svc, shop, { row: { state: "FAILED", reasonCode: "payment_failed" } }),
+    await svcOrder(svc, other),
+  ];
+  const untouched = await bystanders(svc, idle);
+  return { shop, orders, untouched, start: balanceCents(svc, shop), amount: sumCents(orders) };
+}
+
+/** The payment batch an order is in. */
+export async function batchOf(o: { id: string }) {
+  const r = await reload(o);
+  return prisma.paymentBatch.findUniqueOrThrow({ where: { id: r.paymentBatchId! } });
+}
+
+export const batchState = async (id: string) =>
+  (await prisma.paymentBatch.findUniqueOrThrow({ where: { id } })).state;
+
+/** Rows put in a batch at the given step, as an earlier run left them. */
+export async function leftAt(
+  shop: PayShop,
+  state: string,
+  ids: string[],
+  b: Partial<PaymentBatch> = {},
+) {
+  const batch = await prisma.paymentBatch.create({
+    data: { svcAccountId: shop.accountId, isSandbox: false, state, ...b },
+  });
+  await prisma.shopOrder.updateMany({
+    where: { id: { in: ids } },
+    data: { state: "PAYING", paymentBatchId: batch.id },
+  });
+  return batch;
+}
+
+/** Two waiting orders; the first run crashes right after `op`. */
+export async function crashed(svc: ServiceSim, op: string) {
+  const shop = await payShop(svc);
+  const orders = [await svcOrder(svc, shop), await svcOrder(svc, shop)];
+  await expect(shop.run(crashAfter(shop.deps, op))).rejects.toThrow(`crash after ${op}`);
+  const batchId = (await reload(orders[0]!)).paymentBatchId!;
+  return { shop, orders, batchId };
 }
