@@ -101,8 +101,8 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
     settings,
     balance: null,
     balanceFresh: false,
+    // (A null knownBalance stays null whatever its time.)
     storedBalance:
-      account.knownBalance !== null &&
       account.knownBalanceAt !== null &&
       deps.clock.now() - account.knownBalanceAt.getTime() < optionsOf(deps).balanceTrustMs
         ? account.knownBalance
