@@ -14,6 +14,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cancelOrder } from "../../app/fulfilment/actions.server";
+import { currentLogContext, withLogContext } from "../../app/log-context.server";
 import { payAccount } from "../../app/fulfilment/pay.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
 import { enqueue } from "../../app/jobs/queue.server";
@@ -31,6 +32,7 @@ import {
   crashed,
   leftAt,
   money,
+  onlyHeld,
   paidAtService,
   payShop,
   prisma,
@@ -149,13 +151,7 @@ describe("the balance", () => {
     const balance = money(cents(s.amount) - 1);
     svc.setBalance(short.simAccountId, balance);
     const result = await short.run();
-    expect(result).toEqual({
-      batchesPaid: 0,
-      ordersPaid: 0,
-      held: 1,
-      failed: 0,
-      recheckAt: new Date(short.clock.t + 60_000),
-    });
+    expect(result).toEqual(onlyHeld(short, 1));
     const held = await reload(s);
     expect(held).toMatchObject({
       state: "HELD",
@@ -525,13 +521,7 @@ describe("a balance spent outside the app", () => {
     });
     svc.setBalance(shop.simAccountId, "1.00");
     const result = await shop.run();
-    expect(result).toEqual({
-      batchesPaid: 0,
-      ordersPaid: 0,
-      held: 2,
-      failed: 0,
-      recheckAt: new Date(shop.clock.t + 60_000),
-    });
+    expect(result).toEqual(onlyHeld(shop, 2));
     const batch = await batchOf(orders[0]!);
     expect(batch.state).toBe("parented");
     for (const r of await reloadAll(orders)) {
@@ -881,5 +871,69 @@ describe("a partial batch while creates are in flight", () => {
     const one = await svcOrder(svc, shop);
     expect(await shop.run()).toMatchObject({ ordersPaid: 1 });
     expect((await reloadAll([...full, one])).map((r) => r.state)).toEqual(["PAID", "PAID", "PAID"]);
+  });
+});
+
+describe("a run and what it leaves alone", () => {
+  it("finished batches and other accounts' batches are left as they are; logs carry the shop", async () => {
+    const mine = await payShop(svc);
+    const paid = await svcOrder(svc, mine);
+    await mine.run();
+    const paidBatch = await batchOf(paid);
+    const ghost = await svcOrder(svc, mine, { row: { svcOrderId: "SO-UNKNOWN-3" } });
+    const failedBatch = await leftAt(mine, "failed", [ghost.id], { error: "earlier" });
+    const other = await crashed(svc, "saveGenerateParentOrder");
+    const before = await prisma.paymentBatch.findMany({
+      where: { id: { in: [paidBatch.id, failedBatch.id, other.batchId] } },
+      orderBy: { id: "asc" },
+    });
+    const fresh = await svcOrder(svc, mine);
+    const context = await withLogContext({ jobId: "job-1" }, async () => {
+      expect(await mine.run()).toMatchObject({ batchesPaid: 1, ordersPaid: 1 });
+      return currentLogContext();
+    });
+    expect(context).toEqual({ jobId: "job-1", shop: mine.shopDomain });
+    expect((await reload(fresh)).state).toBe("PAID");
+    const after = await prisma.paymentBatch.findMany({
+      where: { id: { in: [paidBatch.id, failedBatch.id, other.batchId] } },
+      orderBy: { id: "asc" },
+    });
+    expect(after).toEqual(before);
+    expect(calls(svc, other.shop, "payBalanceV2")).toBe(0);
+  });
+
+  it("a known balance without its time is not trusted: the service is asked", async () => {
+    const shop = await payShop(svc);
+    await prisma.svcAccount.update({
+      where: { id: shop.accountId },
+      data: { knownBalance: "1.00", knownBalanceAt: null },
+    });
+    const o = await svcOrder(svc, shop);
+    expect(await shop.run()).toMatchObject({ ordersPaid: 1, held: 0 });
+    expect((await reload(o)).state).toBe("PAID");
+    expect(calls(svc, shop, "getBalance")).toBe(1);
+  });
+
+  it("unfinished batches resume oldest first: the balance goes to the older one", async () => {
+    const shop = await payShop(svc);
+    // Two batches confirmed at the service by an earlier run, the older dearer.
+    const older = await svcOrder(svc, shop, { quantity: 3 });
+    const newer = await svcOrder(svc, shop);
+    for (const [o, age] of [
+      [older, 20_000],
+      [newer, 10_000],
+    ] as const) {
+      await shop.client.orders.addCart([o.svcOrderId!]);
+      const c = await shop.client.orders.addCartConfirm([o.svcOrderId!]);
+      await leftAt(shop, "confirmed", [o.id], {
+        shipmentOrderId: c.shipmentsId,
+        createdAt: new Date(Date.now() - age),
+      });
+    }
+    expect(cents(newer.amount)).toBeLessThan(cents(older.amount));
+    svc.setBalance(shop.simAccountId, older.amount!);
+    expect(await shop.run()).toMatchObject({ batchesPaid: 1, held: 1 });
+    expect((await reload(older)).state).toBe("PAID");
+    expect((await reload(newer)).state).toBe("HELD");
   });
 });

@@ -213,6 +213,15 @@ export function crashAfter(deps: FulfilmentDeps, op: string): FulfilmentDeps {
 
 export const money = (c: number) => (c / 100).toFixed(2);
 
+/** A run's result that paid nothing and held `held` orders, re-checked a minute later. */
+export const onlyHeld = (shop: PayShop, held: number) => ({
+  batchesPaid: 0,
+  ordersPaid: 0,
+  held,
+  failed: 0,
+  recheckAt: new Date(shop.clock.t + 60_000),
+});
+
 /** The service pays an order by itself (another tool, the console): cart, confirm, parent, pay. */
 export async function paidAtService(shop: PayShop, svcOrderId: string) {
   await shop.client.orders.addCart([svcOrderId]);
