@@ -937,3 +937,45 @@ describe("a run and what it leaves alone", () => {
     expect((await reload(newer)).state).toBe("HELD");
   });
 });
+
+describe("more of the balance", () => {
+  it("an order the balance does not cover is held once while cheaper ones behind it are paid", async () => {
+    const shop = await payShop(svc, { settings: { payBatchSize: 2 } });
+    const t = shop.clock.t;
+    const dear = await svcOrder(svc, shop, { quantity: 5, placedAt: new Date(t - 3000) });
+    const b = await svcOrder(svc, shop, { placedAt: new Date(t - 2000) });
+    const c = await svcOrder(svc, shop, { placedAt: new Date(t - 1000) });
+    svc.setBalance(shop.simAccountId, money(sumCents([b, c])));
+    expect(await shop.run()).toMatchObject({ batchesPaid: 2, ordersPaid: 2, held: 1 });
+    expect((await reloadAll([dear, b, c])).map((r) => r.state)).toEqual(["HELD", "PAID", "PAID"]);
+  });
+
+  it("a resumed parent with a stale stored balance: asked, covered, paid; short: never paid", async () => {
+    const { shop, orders } = await crashed(svc, "saveGenerateParentOrder");
+    shop.clock.t += 5 * 60_000;
+    expect(await shop.run()).toMatchObject({ batchesPaid: 1, ordersPaid: 2 });
+    for (const r of await reloadAll(orders)) expect(r.state).toBe("PAID");
+
+    const again = await crashed(svc, "saveGenerateParentOrder");
+    // Trusted stored balance says no, the service says no: held without a payment call.
+    await prisma.svcAccount.update({
+      where: { id: again.shop.accountId },
+      data: { knownBalance: "0.50", knownBalanceAt: new Date(again.shop.clock.t) },
+    });
+    svc.setBalance(again.shop.simAccountId, "1.00");
+    expect(await again.shop.run()).toMatchObject({ ordersPaid: 0, held: 2 });
+    expect(calls(svc, again.shop, "payBalanceV2")).toBe(0);
+  });
+
+  it("orders shipped or delivered at the service, refused at the cart, are adopted as paid", async () => {
+    const shop = await payShop(svc);
+    const shipped = await svcOrder(svc, shop);
+    const delivered = await svcOrder(svc, shop);
+    for (const o of [shipped, delivered]) await paidAtService(shop, o.svcOrderId!);
+    svc.ship(shipped.svcOrderId!, { trackNumber: "T-1" });
+    svc.ship(delivered.svcOrderId!, { trackNumber: "T-2" });
+    svc.deliver(delivered.svcOrderId!);
+    expect(await shop.run()).toMatchObject({ ordersPaid: 2, failed: 0 });
+    for (const r of await reloadAll([shipped, delivered])) expect(r.state).toBe("PAID");
+  });
+});
