@@ -57,16 +57,16 @@ async function stillCreating(
   candidates: Array<{ placedAt: Date | null }>,
   settings: ShopSettings,
 ): Promise<boolean> {
-  // A window of 0 asks for no waiting at all.
-  if (!ctx.shopDomain || settings.payBatchSize <= 1 || settings.payBatchWindowSeconds === 0)
-    return false;
+  // A window of 0 asks for no waiting at all. (The caller has fewer candidates than the batch
+  // size, so the size is at least 2; an account without a shop matches no job.)
+  if (settings.payBatchWindowSeconds === 0) return false;
   const oldest = Math.min(...candidates.map((c) => c.placedAt?.getTime() ?? 0));
   if (ctx.deps.clock.now() - oldest >= PAY_DEFER_MAX_MS) return false;
   const rows = await ctx.deps.prisma.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM "Job"
     WHERE "kind" = ${JOB.place} AND "shopDomain" = ${ctx.shopDomain}
       AND ("state" = 'running' OR ("state" = 'available' AND "runAt" <= now()))`;
-  return Number(rows[0]?.n ?? 0) > 0;
+  return Number(rows[0]!.n) > 0;
 }
 
 interface RunCtx {
@@ -81,7 +81,7 @@ interface RunCtx {
   balanceFresh: boolean;
   /** The stored known balance, if still trusted. */
   storedBalance: string | null;
-  /** Batches whose amount this run has already taken off `balance`. */
+  /** Batches whose amount this run has already taken off `balance` (sandbox ones cost nothing). */
   reserved: Set<string>;
   result: PayRunResult;
 }
@@ -101,8 +101,8 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
     settings,
     balance: null,
     balanceFresh: false,
+    // (A null knownBalance stays null whatever its time.)
     storedBalance:
-      account.knownBalance !== null &&
       account.knownBalanceAt !== null &&
       deps.clock.now() - account.knownBalanceAt.getTime() < optionsOf(deps).balanceTrustMs
         ? account.knownBalance
@@ -166,7 +166,7 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
           const b = await tx.paymentBatch.create({
             data: { svcAccountId: accountId, isSandbox, state: "open" },
           });
-          const n = await tx.shopOrder.updateMany({
+          await tx.shopOrder.updateMany({
             where: {
               id: { in: chosen.map((o) => o.id) },
               paymentBatchId: null,
@@ -174,15 +174,10 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
             },
             data: { paymentBatchId: b.id, state: "PAYING", reasonCode: null, reasonMessage: null },
           });
-          if (n.count === 0) {
-            await tx.paymentBatch.update({
-              where: { id: b.id },
-              data: { state: "failed", error: "no order left" },
-            });
-          }
+          // None left (taken meanwhile): the batch's run finds no order and fails it.
           return b;
         });
-        if (!isSandbox) ctx.reserved.add(batch.id);
+        ctx.reserved.add(batch.id);
         await runBatch(ctx, batch);
       }
       if (candidates.length < settings.payBatchSize) break;
@@ -251,16 +246,14 @@ async function splitByBalance<T extends { id: string; amount: string | null }>(
   return { fit: result.fit, short: result.short };
 }
 
-async function holdShort(
-  ctx: RunCtx,
-  short: Array<{ id: string; need: string; state?: string; reasonCode?: string | null }>,
-) {
+async function holdShort(ctx: RunCtx, short: Array<{ id: string; need: string; state?: string }>) {
   if (short.length === 0) return;
   const db = ctx.deps.prisma;
-  const balance = ctx.balance ?? "0.00";
+  const balance = ctx.balance;
   for (const o of short) {
     const message = `The service balance (${balance} USD available) does not cover this order (${o.need} USD). It is paid automatically once the balance is topped up.`;
-    const already = o.state === "HELD" && o.reasonCode === "short_balance";
+    // A candidate that is HELD is held for a short balance (the only hold it can be taken from).
+    const already = o.state === "HELD";
     await db.shopOrder.update({
       where: { id: o.id },
       data: { state: "HELD", reasonCode: "short_balance", reasonMessage: message },
@@ -397,7 +390,9 @@ function reasonsById(data: Record<string, unknown>): Map<string, string> {
     const m = typeof msg === "string" && msg ? msg : "intercepted";
     out.set(key, out.has(key) ? `${out.get(key)}; ${m}` : m);
   };
-  for (const field of ["interceptOrders", "interceptOrderReasons"]) {
+  // The reasons first: a bare id in interceptOrders gets the generic reason only when the
+  // service gave none of its own.
+  for (const field of ["interceptOrderReasons", "interceptOrders"]) {
     const list = data[field];
     if (!Array.isArray(list)) continue;
     for (const item of list) {
@@ -418,7 +413,7 @@ async function runBatch(ctx: RunCtx, batch: PaymentBatch): Promise<void> {
   let current = batch;
   for (let guard = 0; guard < 8; guard++) {
     const orders = await batchOrders(db, current.id);
-    if (orders.length === 0 && state !== "paid") {
+    if (orders.length === 0) {
       await setBatch(ctx, current.id, { state: "failed", error: "no order left in the batch" });
       return;
     }
@@ -671,7 +666,7 @@ async function payOnce(ctx: RunCtx, batch: PaymentBatch, orderIds: string[], res
   const db = ctx.deps.prisma;
   const svcIds = (
     await db.shopOrder.findMany({ where: { id: { in: orderIds } }, select: { svcOrderId: true } })
-  ).flatMap((o) => (o.svcOrderId ? [o.svcOrderId] : []));
+  ).map((o) => o.svcOrderId!);
   const allPaid = async () => {
     const records = await ctx.client.orders.getOrdersDetail(svcIds);
     return (

@@ -51,6 +51,8 @@ export interface ServiceSim {
   createAccount(opts?: CreateAccountOptions): { accountId: string; apiKey: string; openId: string };
   setBalance(accountId: string, amount: string): void;
   getBalance(accountId: string): string;
+  /** Restricts (or allows again) balance payment: payBalanceV2 then answers 1604001. */
+  setPaymentRestricted(accountId: string, restricted: boolean): void;
   setRateLimits(
     accountId: string,
     limits: { callsPerSecond?: number; queryCallsPerSecond?: number },
@@ -132,6 +134,9 @@ export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<Ser
       account(id).balance = parseMoney(amount);
     },
     getBalance: (id) => formatMoney(account(id).balance),
+    setPaymentRestricted(id, restricted) {
+      account(id).paymentRestricted = restricted;
+    },
     setRateLimits(id, limits) {
       const a = account(id);
       if (limits.callsPerSecond !== undefined) a.callsPerSecond = limits.callsPerSecond;

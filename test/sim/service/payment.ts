@@ -101,6 +101,8 @@ export function payBalanceV2(ctx: Ctx): null {
     throw paramError("payId does not belong to this shipmentOrderId");
   ensureParent(ctx, s);
   if (s.paid) return null; // paid already: no second deduction
+  if (ctx.account.paymentRestricted)
+    throw new SvcFault(Codes.BALANCE_RESTRICTED, "balance payment is restricted on this account");
   payOrders(ctx.rt, ctx.account, shipmentOrders(ctx.state, s));
   s.paid = true;
   return null;

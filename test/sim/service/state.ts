@@ -20,6 +20,8 @@ export interface Account {
   myProducts: Set<string>;
   lastGetAccessTokenAt?: number;
   webhooks: WebhookConfig;
+  /** Balance payment restricted on this account: payments answer 1604001 (DESIGN §8). */
+  paymentRestricted?: boolean;
 }
 
 export interface WebhookSection {
