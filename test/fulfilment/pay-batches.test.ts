@@ -28,6 +28,7 @@ import {
   bystanders,
   calls,
   cents,
+  aroundOp,
   crashAfter,
   crashed,
   leftAt,
@@ -352,8 +353,12 @@ describe("refusals and interceptions", () => {
     // Paid at the service already: PAID without a charge by the app, the stored balance distrusted.
     expect(re).toMatchObject({ state: "PAID", paymentBatchId: null, reasonCode: null });
     expect(re!.paidAt).toEqual(new Date(shop.clock.t));
-    expect(re!.timeline.map((t) => t.message)).toEqual([
-      "Already paid at the service (outside the app, e.g. in its console): nothing charged by the app.",
+    expect(re!.timeline.map((t) => [t.step, t.outcome, t.message])).toEqual([
+      [
+        "pay",
+        "ok",
+        "Already paid at the service (outside the app, e.g. in its console): nothing charged by the app.",
+      ],
     ]);
     const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
     expect(account.knownBalanceAt).toBeNull();
@@ -423,6 +428,53 @@ describe("refusals and interceptions", () => {
       where: { id: ro!.paymentBatchId! },
     });
     expect(batch.amount).toBe(ok.amount);
+  });
+
+  it("a confirmation naming intercepted orders by id only (the contract's reply): failed with the generic reason, the rest paid", async () => {
+    const shop = await payShop(svc);
+    const ok = await svcOrder(svc, shop);
+    const kp = await svcOrder(svc, shop, { country: "KP" });
+    const start = balanceCents(svc, shop);
+    // The contract documents the confirmation's interceptOrders as order ids, without reasons.
+    const idsOnly = aroundOp(shop.deps, "addCartConfirm", async (call) => {
+      const reply = (await call()) as Record<string, unknown>;
+      expect(reply.interceptOrders).toEqual([kp.svcOrderId]);
+      delete reply.interceptOrderReasons;
+      return reply;
+    });
+    expect(await shop.run(idsOnly)).toEqual({ batchesPaid: 1, ordersPaid: 1, held: 0, failed: 1 });
+    const [ro, rk] = await reloadAll([ok, kp]);
+    expect(ro!.state).toBe("PAID");
+    expect(rk).toMatchObject({
+      state: "FAILED",
+      reasonCode: "intercepted",
+      paymentBatchId: null,
+      shipmentOrderId: null,
+      reasonMessage:
+        "Intercepted by the service at confirmation: intercepted at confirmation. Correct the cause, then Retry.",
+    });
+    expect(svc.order(kp.svcOrderId!)!.paid).toBe(false);
+    expect(balanceCents(svc, shop)).toBe(start - cents(ok.amount));
+  });
+
+  it("a reason longer than the stored message's 500 characters is cut, the order still refused", async () => {
+    const shop = await payShop(svc);
+    const ok = await svcOrder(svc, shop);
+    const odd = await svcOrder(svc, shop);
+    const long = aroundOp(shop.deps, "addCart", async (call) => {
+      const reply = (await call()) as { addSuccessOrders: string[]; interceptOrders: unknown[] };
+      reply.addSuccessOrders = reply.addSuccessOrders.filter((id) => id !== odd.svcOrderId);
+      reply.interceptOrders = [{ orderId: odd.svcOrderId, message: "x".repeat(600) }];
+      return reply;
+    });
+    expect(await shop.run(long)).toMatchObject({ ordersPaid: 1, failed: 1 });
+    const [ro, rx] = await reloadAll([ok, odd]);
+    expect(ro!.state).toBe("PAID");
+    expect(rx).toMatchObject({ state: "FAILED", reasonCode: "intercepted", paymentBatchId: null });
+    expect(rx!.reasonMessage).toHaveLength(500);
+    expect(rx!.reasonMessage).toBe(
+      `Not added to the service cart: ${"x".repeat(600)}`.slice(0, 500),
+    );
   });
 
   it("every order intercepted at confirmation: the batch fails with the service's message, nothing paid", async () => {
@@ -534,6 +586,11 @@ describe("a balance spent outside the app", () => {
         `The service balance (1.00 USD available) does not cover this payment batch (${money(amount)} USD for 2 order(s)). It is paid automatically once the balance is topped up.`,
       );
       expect(r.timeline.filter((t) => t.outcome === "held")).toHaveLength(1);
+      expect(r.timeline.find((t) => t.outcome === "held")).toMatchObject({
+        step: "pay",
+        errorCode: "short_balance",
+        message: r.reasonMessage,
+      });
     }
     const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
     expect(account.knownBalance).toBe("1.00");
@@ -563,6 +620,10 @@ describe("a crash right after a step", () => {
       const { shop, orders, untouched, start, amount } = await batchOfTwo(svc);
       await expect(shop.run(crashAfter(shop.deps, op))).rejects.toThrow(`crash after ${op}`);
       for (const r of await reloadAll(orders)) expect(r.state).toBe("PAYING");
+      // Where the batch stopped: the step whose reply was lost is the one it resumes at.
+      expect((await batchOf(orders[0]!)).state).toBe(
+        { addCart: "open", saveGenerateParentOrder: "confirmed", payBalanceV2: "paying" }[op],
+      );
       // A new order while the batch waits goes into a batch of its own.
       const late = await svcOrder(svc, shop);
       const result = await shop.run();

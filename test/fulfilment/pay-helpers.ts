@@ -182,10 +182,14 @@ export async function bystanders(svc: ServiceSim, rows: ShopOrder[]) {
 }
 
 /**
- * A client that "crashes" right after `op` returned: the call had its effect at the service,
- * then the process dies before persisting anything (here: an error thrown out of the step).
+ * The pipeline's dependencies with one service operation (`orders.*` or `payment.*`) run through
+ * `around`, which gets the real call: to crash before or after it, or to change its reply.
  */
-export function crashAfter(deps: FulfilmentDeps, op: string): FulfilmentDeps {
+export function aroundOp(
+  deps: FulfilmentDeps,
+  op: string,
+  around: (call: () => Promise<unknown>) => Promise<unknown>,
+): FulfilmentDeps {
   return {
     ...deps,
     async svcFor(accountId) {
@@ -195,10 +199,8 @@ export function crashAfter(deps: FulfilmentDeps, op: string): FulfilmentDeps {
           get(target, prop, receiver) {
             const v = Reflect.get(target, prop, receiver) as unknown;
             if (prop !== op || typeof v !== "function") return v;
-            return async (...args: unknown[]) => {
-              await (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-              throw new Error(`crash after ${op}`);
-            };
+            return (...args: unknown[]) =>
+              around(() => (v as (...a: unknown[]) => Promise<unknown>).apply(target, args));
           },
         });
       return new Proxy(real, {
@@ -210,6 +212,16 @@ export function crashAfter(deps: FulfilmentDeps, op: string): FulfilmentDeps {
     },
   };
 }
+
+/**
+ * A client that "crashes" right after `op` returned: the call had its effect at the service,
+ * then the process dies before persisting anything (here: an error thrown out of the step).
+ */
+export const crashAfter = (deps: FulfilmentDeps, op: string) =>
+  aroundOp(deps, op, async (call) => {
+    await call();
+    throw new Error(`crash after ${op}`);
+  });
 
 export const money = (c: number) => (c / 100).toFixed(2);
 
