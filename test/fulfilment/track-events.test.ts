@@ -260,9 +260,10 @@ describe("ORDER_CONNNECTED", () => {
         svcAccountId: h.accountId,
         amount: null,
       });
-      expect(after.timeline.map((t) => [t.step, t.message])).toEqual([
+      expect(after.timeline.map((t) => [t.step, t.outcome, t.message])).toEqual([
         [
           "connected",
+          "ok",
           `The service order id SO-${state} is known (from the service's ORDER_CONNNECTED event).`,
         ],
       ]);

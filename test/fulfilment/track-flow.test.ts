@@ -74,8 +74,8 @@ describe("a tracking number reaches the shop once", () => {
       deliveredAt: null,
     });
     expect(r.shipments[0]!.lines).toEqual([{ lineItemId: o.lineIds[0], quantity: 2 }]);
-    expect((await steps(o, "shipped")).map((t) => t.message)).toEqual([
-      `Shipped by the service (${o.svcOrderId}): Carrier A ONCE-1.`,
+    expect((await steps(o, "shipped")).map((t) => [t.outcome, t.message])).toEqual([
+      ["info", `Shipped by the service (${o.svcOrderId}): Carrier A ONCE-1.`],
     ]);
     expect((await steps(o, "fulfil")).map((t) => [t.outcome, t.message])).toEqual([
       [
@@ -146,8 +146,8 @@ describe("a tracking number reaches the shop once", () => {
       shopifyFulfillmentId: id,
     });
     expect(r.lines[0]!.fulfilledQuantity).toBe(2);
-    expect((await steps(o, "tracking")).map((t) => t.message)).toEqual([
-      "Tracking changed from CHG-1 to CHG-2; the shop's fulfilment is updated.",
+    expect((await steps(o, "tracking")).map((t) => [t.outcome, t.message])).toEqual([
+      ["ok", "Tracking changed from CHG-1 to CHG-2; the shop's fulfilment is updated."],
     ]);
 
     h.svc.ship(o.svcOrderId, { trackNumber: "CHG-2", trackingUrl: "https://t.example/new" });
@@ -183,8 +183,8 @@ describe("delivery", () => {
       expect(at.getTime()).toBeGreaterThanOrEqual(before);
       expect(at.getTime()).toBeLessThanOrEqual(after);
     }
-    expect((await steps(o, "delivered")).map((t) => t.message)).toEqual([
-      "Parcel DLV-1 delivered.",
+    expect((await steps(o, "delivered")).map((t) => [t.outcome, t.message])).toEqual([
+      ["ok", "Parcel DLV-1 delivered."],
     ]);
     expect((await steps(o, "proof_of_delivery")).map((t) => [t.outcome, t.message])).toEqual([
       ["info", `Proof of delivery: https://pod.svc.test/${o.svcOrderId}/1.jpg`],
