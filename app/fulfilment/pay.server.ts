@@ -613,7 +613,7 @@ async function runBatch(ctx: RunCtx, batch: PaymentBatch): Promise<void> {
         );
         await setBatch(ctx, current.id, {
           state: "failed",
-          error: errorFields(error).message.slice(0, 500),
+          error: errorFields(error).message,
         });
         return;
       }
@@ -709,7 +709,7 @@ async function payOnce(ctx: RunCtx, batch: PaymentBatch, orderIds: string[], res
         data: {
           state: "FAILED",
           reasonCode: "payment_failed",
-          reasonMessage: message.slice(0, 500),
+          reasonMessage: message,
         },
       });
       await addTimelineMany(db, orderIds, {
@@ -719,7 +719,7 @@ async function payOnce(ctx: RunCtx, batch: PaymentBatch, orderIds: string[], res
         requestId: f.requestId,
         message,
       });
-      await setBatch(ctx, batch.id, { state: "failed", error: f.message.slice(0, 500) });
+      await setBatch(ctx, batch.id, { state: "failed", error: f.message });
       ctx.result.failed += orderIds.length;
       return;
     }

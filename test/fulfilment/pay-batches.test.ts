@@ -477,6 +477,27 @@ describe("refusals and interceptions", () => {
     );
   });
 
+  it("a confirmation without its parent shipment id: an error, nothing paid, the batch left to be checked", async () => {
+    const { shop, orders, untouched, start } = await batchOfTwo(svc);
+    const noShipment = aroundOp(shop.deps, "addCartConfirm", async (call) => {
+      const reply = (await call()) as Record<string, unknown>;
+      delete reply.shipmentsId;
+      return reply;
+    });
+    await expect(shop.run(noShipment)).rejects.toMatchObject({
+      operation: "addCartConfirm",
+      message: "addCartConfirm: no shipmentsId in the confirmation",
+    });
+    for (const r of await reloadAll(orders)) {
+      expect(r).toMatchObject({ state: "PAYING", shipmentOrderId: null });
+      expect(r.timeline.at(-1)).toMatchObject({ step: "pay:confirming", outcome: "error" });
+    }
+    expect(await batchState((await reload(orders[0]!)).paymentBatchId!)).toBe("confirming");
+    expect(calls(svc, shop, "saveGenerateParentOrder")).toBe(0);
+    expect(balanceCents(svc, shop)).toBe(start);
+    await untouched();
+  });
+
   it("every order intercepted at confirmation: the batch fails with the service's message, nothing paid", async () => {
     const shop = await payShop(svc);
     const kp = await svcOrder(svc, shop, { country: "KP" });
@@ -734,6 +755,14 @@ describe("a crash right after a step", () => {
 });
 
 describe("a resumed batch and the balance", () => {
+  it("a resumed parent that a trusted stored balance covers is paid without asking the service", async () => {
+    const { shop, orders } = await crashed(svc, "saveGenerateParentOrder");
+    const asked = calls(svc, shop, "getBalance");
+    expect(await shop.run()).toMatchObject({ batchesPaid: 1, ordersPaid: 2, held: 0 });
+    expect(calls(svc, shop, "getBalance")).toBe(asked);
+    for (const r of await reloadAll(orders)) expect(r.state).toBe("PAID");
+  });
+
   it("a fresh balance that does not cover the parent holds it, asked once", async () => {
     const { shop, orders, batchId } = await crashed(svc, "saveGenerateParentOrder");
     // The stored balance is too old to trust, and the service's is short now.
