@@ -118,6 +118,9 @@ describe("bodies over the route's limit", () => {
     expect(health.status).toBe(200);
     expect(outcomes.map((o) => o.status)).toEqual(Array(16).fill(413));
     expect(reached).toEqual([]);
-    expect(growthMb).toBeLessThan(50);
+    // Not a memory goal (bench:edges measures that): buffering the refused bodies would take
+    // 800 MB. The test shares its process with other files' workers and the clients' own buffers,
+    // so the bound leaves room for their noise (32-53 MB seen on a loaded machine).
+    expect(growthMb).toBeLessThan(200);
   });
 });
