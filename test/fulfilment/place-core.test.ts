@@ -1180,6 +1180,7 @@ const line = (o: Partial<LineRow> = {}): LineRow => ({
   image: "https://cdn.example.com/m.png",
   quantity: 2,
   unitPrice: "9.50",
+  unitPriceUsd: null,
   requiresShipping: true,
   svcVid: "VID-1",
   fulfilledQuantity: 0,
