@@ -46,7 +46,7 @@ export class SvcClient {
     this.connections = new ConnectionsResource(transport);
     this.orders = new OrdersResource(transport);
     this.payment = new PaymentResource(transport);
-    this.logistics = new LogisticsResource(transport);
+    this.logistics = new LogisticsResource(transport, config.SVC_LOGISTICS_OPTIONS_PATH);
     this.disputes = new DisputesResource(transport);
     this.inventory = new InventoryResource(transport);
     this.warehouses = new WarehouseResource(transport);

@@ -4,15 +4,16 @@
  *
  * Not implemented because the contract does not show their path or shape: the optional
  * logistics query (§4.5), uploadWaybillInfo, updateWaybillInfo, getOrderDetail (single), order
- * list, logistic trackInfo, stock by product id, freight calculation (§4.0).
+ * list, logistic trackInfo, stock by product id. The freight quote (freightCalculate), "not shown"
+ * in §4.0, follows the live service's documentation (DESIGN §8).
  *
  * Order creation, cart steps and payment are never retried blindly: after an unknown outcome,
  * `createOrderSafely` looks the order up by its orderNumber with getOrderDetailBatch before any
  * new create.
  */
 import { z } from "zod";
-import type { Money } from "./decimal";
-import { SvcDuplicateOrderError, SvcError, SvcParamError } from "./errors";
+import { compareMoney, type Money } from "./decimal";
+import { SvcDuplicateOrderError, SvcError, SvcParamError, SvcValidationError } from "./errors";
 import type { SvcOrderId } from "./ids";
 import { defineOp } from "./ops";
 import { arr, bool, money, num, obj, str, timestamp } from "./schema-kit";
@@ -39,6 +40,7 @@ export const ORDER_OPS = {
     "never",
   ),
   updateLogistics: defineOp("updateLogistics", "POST", "/shopping/order/updateLogistics", "never"),
+  freightCalculate: defineOp("freightCalculate", "POST", "/logistic/freightCalculate", "safe"),
   updateTrackNumber: defineOp(
     "sandbox/updateTrackNumber",
     "POST",
@@ -488,6 +490,62 @@ function stripVersion<T extends { version?: unknown }>(r: T): Omit<T, "version">
   return rest;
 }
 
+export const freightQuoteSchema = arr(
+  obj({ logisticName: str, logisticPrice: money, logisticPriceCn: money, logisticAging: str }),
+);
+
+export interface FreightQuoteRequest {
+  startCountryCode: string;
+  endCountryCode: string;
+  zip?: string;
+  taxId?: string;
+  houseNumber?: string;
+  iossNumber?: string;
+  products: Array<{ vid: string; quantity: number }>;
+}
+
+/** One shipping method offered by a quote; price in USD, transit days as given ("2-5"). */
+export interface FreightOption {
+  logisticName: string;
+  priceUsd: Money;
+  minDays: number | null;
+  maxDays: number | null;
+}
+
+/** "2-5" → 2, 5; "7" → 7, 7; anything else → nulls (a method with unknown transit time). */
+export function parseAging(aging: string | null | undefined): {
+  min: number | null;
+  max: number | null;
+} {
+  const m = /^\s*(\d{1,3})\s*(?:[-~]\s*(\d{1,3}))?\s*$/.exec(aging ?? "");
+  if (!m) return { min: null, max: null };
+  const a = Number(m[1]);
+  const b = m[2] === undefined ? a : Number(m[2]);
+  return { min: Math.min(a, b), max: Math.max(a, b) };
+}
+
+/** §2.3: one selectable logistics method of a service order (ids hold for that order only). */
+export const optionalLogisticsSchema = arr(
+  obj({
+    id: num,
+    orderCode: str,
+    logisticsName: str,
+    logisticsNameAlias: str,
+    postage: money,
+    postageDiscountPrice: money,
+    basePostage: money,
+    remoteAmount: money,
+    packPrice: money,
+  }),
+);
+export type OptionalLogistics = z.output<typeof optionalLogisticsSchema>[number];
+
+/**
+ * The optional logistics query's path (§4.5 does not show it; the order id goes as
+ * `svcOrderId`): SVC_LOGISTICS_OPTIONS_PATH, under /api2.0/v1.
+ */
+export const DEFAULT_OPTIONAL_LOGISTICS_PATH = "/shopping/order/getOptionalLogistics";
+
 export interface UpdateLogisticsRequest {
   id: number | string;
   orderCode: string;
@@ -496,7 +554,22 @@ export interface UpdateLogisticsRequest {
 }
 
 export class LogisticsResource {
-  constructor(private readonly t: Transport) {}
+  constructor(
+    private readonly t: Transport,
+    private readonly optionalLogisticsPath = DEFAULT_OPTIONAL_LOGISTICS_PATH,
+  ) {}
+
+  /** §4.5: the methods the order can change to, each with the id updateLogistics takes. */
+  async optionalLogistics(svcOrderId: string): Promise<OptionalLogistics[]> {
+    validateRequest(
+      "optionalLogistics",
+      { svcOrderId: { type: "string", required: true, max: 200 } },
+      { svcOrderId },
+    );
+    const op = defineOp("optionalLogistics", "POST", this.optionalLogisticsPath, "safe");
+    const rows = await this.t.call(op, { body: { svcOrderId } }, optionalLogisticsSchema);
+    return rows.filter((r) => r.id != null && r.logisticsName);
+  }
 
   /** Changes the logistics of an order at or before add-to-cart (8002 otherwise). */
   async updateLogistics(req: UpdateLogisticsRequest) {
@@ -515,6 +588,46 @@ export class LogisticsResource {
       { body: compact({ ...req }) },
       updateLogisticsSchema,
     );
+  }
+
+  /**
+   * The methods offered from one country to another for these variants, cheapest first. Entries
+   * without a name or a price are dropped (parsed tolerantly: DESIGN §8).
+   */
+  async freightCalculate(req: FreightQuoteRequest): Promise<FreightOption[]> {
+    const body = compact({ ...req });
+    validateRequest(
+      "freightCalculate",
+      {
+        startCountryCode: { type: "string", required: true, max: 2 },
+        endCountryCode: { type: "string", required: true, max: 2 },
+        zip: { type: "string", max: 20 },
+        taxId: { type: "string", max: 20 },
+        houseNumber: { type: "string", max: 20 },
+        iossNumber: { type: "string", max: 10 },
+      },
+      body,
+    );
+    if (req.products.length === 0 || req.products.some((p) => !p.vid || !(p.quantity >= 1))) {
+      throw new SvcValidationError(
+        "freightCalculate",
+        "products",
+        "must list at least one variant with a quantity of 1 or more",
+      );
+    }
+    const rows = await this.t.call(ORDER_OPS.freightCalculate, { body }, freightQuoteSchema);
+    const out: FreightOption[] = [];
+    for (const r of rows) {
+      if (!r.logisticName || r.logisticPrice == null) continue;
+      const { min, max } = parseAging(r.logisticAging);
+      out.push({
+        logisticName: r.logisticName,
+        priceUsd: r.logisticPrice,
+        minDays: min,
+        maxDays: max,
+      });
+    }
+    return out.sort((a, b) => compareMoney(a.priceUsd, b.priceUsd));
   }
 
   /** Sandbox only: sets the tracking number of a paid sandbox order (repeatable, last wins). */

@@ -472,8 +472,11 @@ describe("contract: orders, payment, logistics (Part 3)", () => {
 
   it("updateLogistics: success before the cart; 8002 once paid; 803 for an unknown order", async () => {
     const o = await createSandboxOrder();
+    const options = await c.logistics.optionalLogistics(o.orderId!);
+    const usps = options.find((x) => x.logisticsName === "USPS")!;
+    expect(usps.postage).toBe("3.99");
     const r = await c.logistics.updateLogistics({
-      id: 9004,
+      id: usps.id!,
       orderCode: o.orderId!,
       logisticsName: "USPS",
     });

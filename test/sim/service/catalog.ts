@@ -76,6 +76,12 @@ export interface LogisticsOption {
   basePostage: Cents;
   perExtraItem: Cents;
   arrivalTime: string;
+  /** Origins it ships from. */
+  from: string[];
+  /** Destinations it does not serve. */
+  notTo?: string[];
+  /** Only these destinations (when set). */
+  onlyTo?: string[];
 }
 
 export interface Catalog {
@@ -155,6 +161,24 @@ const CATEGORY_TREE: Array<[string, Array<[string, string[]]>]> = [
   ],
 ];
 
+/** Destinations priced as Europe (a zone of the simulated freight table). */
+export const EUROPE = [
+  "AT",
+  "BE",
+  "DE",
+  "DK",
+  "ES",
+  "FI",
+  "FR",
+  "GB",
+  "IE",
+  "IT",
+  "NL",
+  "PL",
+  "PT",
+  "SE",
+];
+
 export const LOGISTICS: LogisticsOption[] = [
   {
     id: 9001,
@@ -162,6 +186,7 @@ export const LOGISTICS: LogisticsOption[] = [
     basePostage: 499n,
     perExtraItem: 100n,
     arrivalTime: "7-12",
+    from: ["CN"],
   },
   {
     id: 9002,
@@ -169,6 +194,8 @@ export const LOGISTICS: LogisticsOption[] = [
     basePostage: 599n,
     perExtraItem: 120n,
     arrivalTime: "8-15",
+    from: ["CN"],
+    notTo: ["AU", "NZ"],
   },
   {
     id: 9003,
@@ -176,8 +203,19 @@ export const LOGISTICS: LogisticsOption[] = [
     basePostage: 1499n,
     perExtraItem: 300n,
     arrivalTime: "3-5",
+    from: ["CN", "US", "DE"],
   },
-  { id: 9004, logisticsName: "USPS", basePostage: 399n, perExtraItem: 80n, arrivalTime: "2-5" },
+  {
+    id: 9004,
+    logisticsName: "USPS",
+    basePostage: 399n,
+    perExtraItem: 80n,
+    arrivalTime: "2-5",
+    from: ["CN", "US", "DE"],
+    // Not to Europe or Oceania (the simulated service's offer; kept off the blocked destinations
+    // so that their refusal stays an interception at confirmation).
+    notTo: [...EUROPE, "AU", "NZ"],
+  },
 ];
 
 export function buildCatalog(size = 300, seed = 20261122): Catalog {
@@ -393,6 +431,40 @@ export function productInventory(p: CatalogProduct): number {
 
 export function postageFor(option: LogisticsOption, items: number): Cents {
   return option.basePostage + option.perExtraItem * BigInt(Math.max(0, items - 1));
+}
+
+/** Is the method offered from `from` to `to` (two-letter codes)? */
+export function offers(option: LogisticsOption, from: string, to: string): boolean {
+  const f = from.toUpperCase();
+  const t = to.toUpperCase();
+  if (!option.from.includes(f)) return false;
+  if (option.onlyTo && !option.onlyTo.includes(t)) return false;
+  return !option.notTo?.includes(t);
+}
+
+/** The methods offered on a route, in the table's order. */
+export function logisticsOffered(from: string, to: string): LogisticsOption[] {
+  return LOGISTICS.filter((o) => offers(o, from, to));
+}
+
+/** Zone of a destination: the home market (US) 1, Europe 2, elsewhere 3. */
+function zoneOf(to: string): 1 | 2 | 3 {
+  const t = to.toUpperCase();
+  if (t === "US") return 1;
+  return EUROPE.includes(t) ? 2 : 3;
+}
+
+/** Postage on a route: the base grows by a quarter per zone past the first. */
+export function postageTo(option: LogisticsOption, to: string, items: number): Cents {
+  const base = postageFor(option, items);
+  return (base * BigInt(4 + zoneOf(to) - 1)) / 4n;
+}
+
+/** Transit days on a route ("min-max"): two more days per zone past the first. */
+export function agingTo(option: LogisticsOption, to: string): string {
+  const [min, max] = option.arrivalTime.split("-").map(Number);
+  const extra = 2 * (zoneOf(to) - 1);
+  return `${min! + extra}-${max! + extra}`;
 }
 
 export function logisticsByName(name: string): LogisticsOption | undefined {

@@ -16,7 +16,14 @@ import { upsertConnection } from "./connections";
 import type { SimRuntime } from "./context";
 import { Faults, type FaultConfig } from "./faults";
 import { formatMoney, parseMoney } from "./money";
-import { connectPendingOrders, deliverOrder, shipOrder, type ShipOptions } from "./orders";
+import {
+  connectPendingOrders,
+  deliverOrder,
+  endOrder,
+  parcelTrouble,
+  shipOrder,
+  type ShipOptions,
+} from "./orders";
 import { payInConsole } from "./payment";
 import { RateLimiter } from "./ratelimit";
 import { ROUTES } from "./routes";
@@ -58,6 +65,8 @@ export interface ServiceSim {
     limits: { callsPerSecond?: number; queryCallsPerSecond?: number },
   ): void;
   setLatency(ms: number): void;
+  /** Suspends a shipping method (or lifts it): see SimState.suspendedLogistics. */
+  suspendLogistics(name: string, suspended?: boolean): void;
   setFaults(f: FaultConfig): void;
   clearFaults(): void;
   calls(filter?: { op?: string; accountId?: string }): CallRecord[];
@@ -71,6 +80,10 @@ export interface ServiceSim {
   ): void;
   ship(orderId: string, opts?: ShipOptions): void;
   deliver(orderId: string): void;
+  /** After payment the service cancels (refunds) or closes the order; ORDER UPDATE sent. */
+  endOrder(orderId: string, status: "CANCELLED" | "CLOSED"): void;
+  /** The parcel is reported abnormal (13) or returned (14); LOGISTIC UPDATE sent. */
+  parcelTrouble(orderId: string, trackingStatus: 13 | 14): void;
   /** The merchant pays the parent order holding this order in the service's console. */
   payInConsole(orderId: string): void;
   setDisputeStatus(disputeId: string, status: number, supportMessage?: string): void;
@@ -143,6 +156,11 @@ export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<Ser
       if (limits.queryCallsPerSecond !== undefined)
         a.queryCallsPerSecond = limits.queryCallsPerSecond;
     },
+    suspendLogistics(name, suspended = true) {
+      const key = name.trim().toLowerCase();
+      if (suspended) state.suspendedLogistics.add(key);
+      else state.suspendedLogistics.delete(key);
+    },
     setLatency(ms) {
       latencyMs = Math.max(0, ms);
     },
@@ -172,6 +190,8 @@ export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<Ser
     },
     ship: (id, o) => shipOrder(rt, orderOrThrow(id), o),
     deliver: (id) => deliverOrder(rt, orderOrThrow(id)),
+    endOrder: (id, status) => endOrder(rt, orderOrThrow(id), status),
+    parcelTrouble: (id, status) => parcelTrouble(rt, orderOrThrow(id), status),
     payInConsole: (id) => payInConsole(rt, orderOrThrow(id)),
     setDisputeStatus: (id, status, msg) => setDisputeStatus(state, id, status, msg),
     deliverPendingWebhooks: () => webhooks.deliverPending(),

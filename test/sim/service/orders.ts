@@ -3,7 +3,14 @@
  * logistics change, sandbox tracking, batch query, proof of delivery, and the simulator's own
  * ship/deliver moves with their ORDER and LOGISTIC webhooks.
  */
-import { LOGISTICS, logisticsByName, postageFor } from "./catalog";
+import {
+  agingTo,
+  LOGISTICS,
+  logisticsByName,
+  logisticsOffered,
+  offers,
+  postageTo,
+} from "./catalog";
 import { formatUtc } from "./clock";
 import type { Ctx, SimRuntime } from "./context";
 import { Codes, SvcFault, paramError } from "./envelope";
@@ -21,6 +28,8 @@ import {
 import { asObject, int, list, money, str, strList, type Json } from "./validate";
 
 export const BATCH_MAX_IDS = 100;
+/** Destinations whose customs need the recipient's tax id (intercepted at confirmation without). */
+export const TAX_ID_REQUIRED = ["BR", "CL", "MX", "TR"];
 /** Destinations the simulated service refuses at confirmation (an interception reason). */
 export const BLOCKED_COUNTRIES = ["KP", "IR", "SY", "CU"];
 /** A paid order moves from PENDING to PROCESSING after this long on the clock. */
@@ -55,11 +64,11 @@ function createOrder(ctx: Ctx, via: SimOrder["via"]): unknown {
     address: str(b, "shippingAddress", { required: true, max: 500 }),
     address2: str(b, "shippingAddress2", { max: 500 }),
   };
-  str(b, "houseNumber", { max: 20 });
+  shipping.houseNumber = str(b, "houseNumber", { max: 20 });
   const email = str(b, "email", { max: 50 });
-  str(b, "taxId", { max: 20 });
+  shipping.taxId = str(b, "taxId", { max: 20 });
   const remark = str(b, "remark", { max: 500 });
-  str(b, "consigneeID", { max: 20 });
+  shipping.consigneeID = str(b, "consigneeID", { max: 20 });
   const payType = v3 ? undefined : int(b, "payType", { min: 1, max: 3 });
   const isSandbox = int(b, "isSandbox", { min: 0, max: 1 }) === 1;
   money(b, "shopAmount");
@@ -92,6 +101,18 @@ function createOrder(ctx: Ctx, via: SimOrder["via"]): unknown {
   const option = logisticsByName(logisticName);
   if (!option)
     throw new SvcFault(Codes.INVALID_LOGISTICS, `invalid logistics method: ${logisticName}`);
+  if (state.suspendedLogistics.has(option.logisticsName.toLowerCase())) {
+    throw new SvcFault(
+      Codes.INVALID_LOGISTICS,
+      `logistics method ${option.logisticsName} is suspended by the carrier`,
+    );
+  }
+  if (!offers(option, fromCountryCode, shipping.countryCode)) {
+    throw new SvcFault(
+      Codes.INVALID_LOGISTICS,
+      `logistics method ${option.logisticsName} is not available from ${fromCountryCode} to ${shipping.countryCode}`,
+    );
+  }
 
   const lines = rawLines.map((raw, i) =>
     parseLine(ctx, asObject(raw, `products[${i}]`), i, v3, orderFlow),
@@ -240,7 +261,7 @@ function recomputeAmounts(order: SimOrder): void {
   const option = logisticsByName(order.logisticName) ?? LOGISTICS[0];
   const qty = order.lines.reduce((a, l) => a + l.quantity, 0);
   order.productAmount = sumCents(order.lines.map((l) => l.sellPrice * BigInt(l.quantity)));
-  order.postageAmount = option ? postageFor(option, qty) : 0n;
+  order.postageAmount = option ? postageTo(option, order.shipping.countryCode, qty) : 0n;
   order.orderAmount = order.productAmount + order.postageAmount;
 }
 
@@ -366,8 +387,24 @@ function interceptReasons(
       message: `destination ${order.shipping.countryCode} is not supported`,
     });
   }
+  const country = order.shipping.countryCode.toUpperCase();
+  if (TAX_ID_REQUIRED.includes(country) && !order.shipping.taxId) {
+    reasons.push({ code: 105, message: `a tax id is required for ${country} (taxId)` });
+  }
+  if (country === "KR" && !order.shipping.consigneeID) {
+    reasons.push({
+      code: 106,
+      message: "a personal customs clearance code is required for KR (consigneeID)",
+    });
+  }
   if (/\bP\.?\s*O\.?\s*BOX\b/i.test(`${order.shipping.address} ${order.shipping.address2 ?? ""}`)) {
     reasons.push({ code: 102, message: "PO Box addresses are not supported" });
+  }
+  if (state.suspendedLogistics.has(order.logisticName.toLowerCase())) {
+    reasons.push({
+      code: 104,
+      message: `logistics ${order.logisticName} is suspended by the carrier`,
+    });
   }
   for (const l of order.lines) {
     if (state.catalog.variantByVid.get(l.vid)?.removed) {
@@ -466,9 +503,39 @@ export function updateLogistics(ctx: Ctx): unknown {
       `order status changed (${order.status}); order cannot be modified`,
     );
   }
-  const option = LOGISTICS.find((l) => l.id === id);
+  // Ids come from the order's optional logistics query (§4.5) and hold for that order only.
+  const name = order.logisticsOptions?.get(id);
+  const option = name ? logisticsByName(name) : undefined;
   if (!option || (logisticsName && logisticsName !== option.logisticsName)) {
-    throw new SvcFault(Codes.INVALID_LOGISTICS, "invalid logistics method");
+    throw new SvcFault(
+      Codes.INVALID_LOGISTICS,
+      `invalid logistics method: id ${id} is not an optional logistics of this order`,
+    );
+  }
+  if (ctx.state.suspendedLogistics.has(option.logisticsName.toLowerCase())) {
+    return {
+      orderCompletedOutputVo: null,
+      shoppingCartOrderVo: null,
+      abnormalReason: { logisticsCanUser: false },
+      interceptAbnormalReasons: [
+        { code: 104, message: `logistics ${option.logisticsName} is suspended by the carrier` },
+      ],
+      unInterceptAbnormalReasons: [],
+    };
+  }
+  if (!offers(option, order.fromCountryCode, order.shipping.countryCode)) {
+    return {
+      orderCompletedOutputVo: null,
+      shoppingCartOrderVo: null,
+      abnormalReason: { logisticsCanUser: false },
+      interceptAbnormalReasons: [
+        {
+          code: 201,
+          message: `logistics ${option.logisticsName} cannot ship to ${order.shipping.countryCode}`,
+        },
+      ],
+      unInterceptAbnormalReasons: [],
+    };
   }
   order.logisticName = option.logisticsName;
   recomputeAmounts(order);
@@ -487,6 +554,79 @@ export function updateLogistics(ctx: Ctx): unknown {
     interceptAbnormalReasons: [],
     unInterceptAbnormalReasons: [],
   };
+}
+
+/**
+ * Freight quote (DESIGN §8: documented by the live service, "not shown" in the contract): the
+ * methods offered from one country to another for the given variants, with price (USD and CNY)
+ * and transit days. A blocked destination has no method.
+ */
+export function freightCalculate(ctx: Ctx): unknown {
+  const b = ctx.body;
+  const from = str(b, "startCountryCode", { required: true, max: 20 })!;
+  const to = str(b, "endCountryCode", { required: true, max: 20 })!;
+  for (const code of [from, to]) {
+    if (!/^[A-Za-z]{2}$/.test(code)) throw paramError(`${code} is not a two-letter country code`);
+  }
+  str(b, "zip", { max: 20 });
+  str(b, "taxId", { max: 20 });
+  str(b, "houseNumber", { max: 20 });
+  str(b, "iossNumber", { max: 10 });
+  const raw = list(b, "products", { required: true }) ?? [];
+  let items = 0;
+  raw.forEach((r, i) => {
+    const line = asObject(r, `products[${i}]`);
+    const vid = str(line, "vid", { required: true, max: 50 })!;
+    const quantity = int(line, "quantity", { required: true, min: 1 })!;
+    const variant = ctx.state.catalog.variantByVid.get(vid);
+    if (!variant) throw paramError(`products[${i}]: variant ${vid} not found`);
+    if (variant.removed) {
+      throw new SvcFault(Codes.VARIANT_REMOVED, `products[${i}]: variant ${vid} has been removed`);
+    }
+    items += quantity;
+  });
+  if (BLOCKED_COUNTRIES.includes(to.toUpperCase())) return [];
+  return logisticsOffered(from, to).map((o) => {
+    const usd = postageTo(o, to, items);
+    return {
+      logisticAging: agingTo(o, to),
+      logisticPrice: moneyNumber(usd),
+      logisticPriceCn: moneyNumber((usd * 71n) / 10n),
+      logisticName: o.logisticsName,
+    };
+  });
+}
+
+/** The path of the optional logistics query (§4.5: "not shown"); the app's default. */
+export const OPTIONAL_LOGISTICS_PATH = "/shopping/order/getOptionalLogistics";
+
+/**
+ * Optional logistics of an order (§4.5, record 2.3): the methods offered on its route, each
+ * with an id given out for this order only (updateLogistics refuses any other).
+ */
+export function optionalLogistics(ctx: Ctx): unknown {
+  const id = str(ctx.body, "svcOrderId", { required: true, max: 200 })!;
+  const order = ownOrderByAnyId(ctx.state, ctx.account.accountId, id);
+  if (!order) throw new SvcFault(Codes.ORDER_NOT_FOUND, "order does not exist");
+  const seq = BigInt(order.internalId.replace(/\D/g, "").slice(-8));
+  order.logisticsOptions ??= new Map();
+  const qty = order.lines.reduce((a, l) => a + l.quantity, 0);
+  return logisticsOffered(order.fromCountryCode, order.shipping.countryCode).map((o) => {
+    const optionId = Number(700_000_000_000n + seq * 100n + BigInt(o.id % 100));
+    order.logisticsOptions!.set(optionId, o.logisticsName);
+    const postage = postageTo(o, order.shipping.countryCode, qty);
+    return {
+      id: optionId,
+      orderCode: id,
+      logisticsName: o.logisticsName,
+      logisticsNameAlias: "",
+      postage: moneyNumber(postage),
+      postageDiscountPrice: moneyNumber(postage),
+      basePostage: moneyNumber(o.basePostage),
+      remoteAmount: 0,
+      packPrice: 0,
+    };
+  });
 }
 
 export function sandboxUpdateTrackNumber(ctx: Ctx): boolean {
@@ -563,6 +703,28 @@ export function deliverOrder(rt: SimRuntime, order: SimOrder): void {
   order.deliveredAt = rt.state.clock.now();
   emitOrder(rt, account, order, "UPDATE");
   emitLogistic(rt, account, order, 12);
+}
+
+/**
+ * After payment, the service ends an order (CANCELLED: refunded to the balance; CLOSED) and
+ * tells with an ORDER UPDATE, as the live service does.
+ */
+export function endOrder(rt: SimRuntime, order: SimOrder, status: "CANCELLED" | "CLOSED"): void {
+  const account = rt.state.accounts.get(order.accountId);
+  if (!account) throw new Error(`account ${order.accountId} not found`);
+  if (!order.paid) throw new Error(`order ${order.orderId ?? order.orderNumber} is not paid`);
+  order.status = status;
+  if (status === "CANCELLED" && !order.isSandbox) account.balance += order.orderAmount;
+  emitOrder(rt, account, order, "UPDATE");
+}
+
+/** The carrier reports the shipped parcel abnormal (13) or returned to sender (14). */
+export function parcelTrouble(rt: SimRuntime, order: SimOrder, trackingStatus: 13 | 14): void {
+  const account = rt.state.accounts.get(order.accountId);
+  if (!account) throw new Error(`account ${order.accountId} not found`);
+  if (!order.trackNumber)
+    throw new Error(`order ${order.orderId ?? order.orderNumber} has no parcel`);
+  emitLogistic(rt, account, order, trackingStatus);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -200,8 +200,21 @@ describe("logistics and sandbox tracking", () => {
     const c = await client(sim, { balance: "300.00" });
     const [id] = await createOrders(c, "UL", 1);
     const before = sim.order(id ?? "")?.postageAmount;
+    // The ids come from the order's optional logistics, for this order only.
+    expect(
+      (await c.post("/shopping/order/updateLogistics", { id: 9003, orderCode: id })).code,
+    ).toBe(1605001);
+    const options = (await c.post("/shopping/order/getOptionalLogistics", { svcOrderId: id }))
+      .data as Array<{ id: number; logisticsName: string; postage: number }>;
+    expect(options.map((o) => o.logisticsName)).toEqual([
+      "SvcPacket Ordinary",
+      "SvcPacket Sensitive",
+      "Express Air",
+      "USPS",
+    ]);
+    const express = options.find((o) => o.logisticsName === "Express Air")!;
     const ok = await c.post("/shopping/order/updateLogistics", {
-      id: 9003,
+      id: express.id,
       orderCode: id,
       logisticsName: "Express Air",
     });
@@ -211,7 +224,7 @@ describe("logistics and sandbox tracking", () => {
     expect(
       (
         await c.post("/shopping/order/updateLogistics", {
-          id: 9003,
+          id: express.id,
           orderCode: id,
           logisticsName: "USPS",
         })

@@ -233,6 +233,20 @@ export const ROUTES: Route[] = [
     handler: orders.updateLogistics,
   },
   {
+    op: "optionalLogistics",
+    method: "POST",
+    path: `${V1}${orders.OPTIONAL_LOGISTICS_PATH}`,
+    auth: "token",
+    handler: orders.optionalLogistics,
+  },
+  {
+    op: "freightCalculate",
+    method: "POST",
+    path: `${V1}/logistic/freightCalculate`,
+    auth: "token",
+    handler: orders.freightCalculate,
+  },
+  {
     op: "updateTrackNumber",
     method: "POST",
     path: `${V1}/shopping/sandbox/updateTrackNumber`,

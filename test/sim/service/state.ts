@@ -113,7 +113,12 @@ export interface SimOrder {
     customerName: string;
     address: string;
     address2?: string;
+    houseNumber?: string;
+    taxId?: string;
+    consigneeID?: string;
   };
+  /** The order's optional logistics (§4.5), by the id given out for this order only. */
+  logisticsOptions?: Map<number, string>;
   email?: string;
   remark?: string;
   logisticName: string;
@@ -235,6 +240,12 @@ export interface SimState {
   disputes: Map<string, Dispute>;
   calls: CallRecord[];
   uploads: Map<string, number>; // accountId → files uploaded (no daily reset in the sim)
+  /**
+   * Methods the carrier suspended (lower case): quotes still list them (the offer is published
+   * ahead), but new orders are refused (1605001) and orders using them are intercepted at
+   * confirmation.
+   */
+  suspendedLogistics: Set<string>;
   seq: number;
 }
 
@@ -254,6 +265,7 @@ export function createState(clock: SimClock, catalog: Catalog): SimState {
     disputes: new Map(),
     calls: [],
     uploads: new Map(),
+    suspendedLogistics: new Set(),
     seq: 0,
   };
 }

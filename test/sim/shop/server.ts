@@ -139,6 +139,8 @@ export interface ShopSim {
   updateProduct(domain: string, productId: string, patch: { title?: string }): SimProduct;
   placeOrder(domain: string, o: PlaceOrderInput): SimOrder;
   cancelOrder(domain: string, orderId: string, reason?: string): SimOrder;
+  /** The merchant edits the order's shipping address in the admin (no webhook sent here). */
+  editShippingAddress(domain: string, orderId: string, patch: Partial<SimAddress>): SimOrder;
   order(domain: string, orderId: string): SimOrder;
   orders(domain: string): SimOrder[];
   products(domain: string): SimProduct[];
@@ -534,6 +536,14 @@ export async function startShopSim(
       return orderView(shop, o.id);
     },
     order: (domain, orderId) => orderView(shopOf(domain), num("Order", orderId)),
+    editShippingAddress(domain, orderId, patch) {
+      const shop = shopOf(domain);
+      const rec = shop.orders.get(num("Order", orderId));
+      if (!rec) throw new Error(`sim: unknown order ${orderId}`);
+      if (!rec.shippingAddress) throw new Error("sim: the order has no shipping address");
+      rec.shippingAddress = { ...rec.shippingAddress, ...patch };
+      return orderView(shop, rec.id);
+    },
     orders: (domain) =>
       [...shopOf(domain).orders.keys()].map((id) => orderView(shopOf(domain), id)),
     products: (domain) =>
