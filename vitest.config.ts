@@ -24,6 +24,8 @@ export default defineConfig({
       SHOPIFY_APP_URL: "https://app.test",
       ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
       LOG_LEVEL: "error",
+      // No test reaches the internet: exchange rates come from a test's own rates server.
+      FX_RATES_URL: "off",
     },
   },
 });

@@ -93,6 +93,24 @@ const base = z.object({
     })
     .default([]),
   SANDBOX: flag,
+  /**
+   * Exchange rates to USD (prices go to the service in USD): the ECB's daily euro reference
+   * rates XML, or a document of the same shape. "off": no source, only USD shops and
+   * merchant-set rates (an empty value counts as unset, like every variable here, so it cannot
+   * mean "off").
+   */
+  FX_RATES_URL: z
+    .union([z.url(), z.literal("off")])
+    .default("https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml")
+    .transform((v) => (v === "off" ? "" : v)),
+  /**
+   * The path (under /api2.0/v1) of the service's optional logistics query, which the contract
+   * names without showing (§4.5); the order id goes as `svcOrderId` in a POST body.
+   */
+  SVC_LOGISTICS_OPTIONS_PATH: z
+    .string()
+    .regex(/^\/[\w/.-]{1,200}$/, "a path starting with /")
+    .default("/shopping/order/getOptionalLogistics"),
   /** The fulfilment service's base URL (paths /api2.0/v1/… are appended). Needed to connect. */
   SVC_BASE_URL: z.url().optional(),
   /**

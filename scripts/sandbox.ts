@@ -18,6 +18,7 @@ import type { PrismaClient } from "@prisma/client";
 import type { ServerBuild } from "@remix-run/node";
 import { createAppServer } from "../server/app-server";
 import { serverRuntimeOf } from "../server/runtime";
+import { startFxSim } from "../test/sim/fx/server";
 import { startServiceSim } from "../test/sim/service";
 import { routeShopifyToSim } from "../test/sim/shop/route-shopify";
 import { startShopSim } from "../test/sim/shop/server";
@@ -41,6 +42,8 @@ if (!existsSync("build/index.js")) {
 // 1. The simulators.
 const svcSim = await startServiceSim({ allowLoopbackWebhooks: true });
 const shopSim = await startShopSim({ apiSecret: API_SECRET, appUrl: APP_URL });
+// Exchange rates shaped like the ECB's (the sandbox reaches nothing outside this machine).
+const fxSim = await startFxSim();
 const demo = svcSim.createAccount({ balance: "500.00", email: "demo@example.com" });
 const partner = svcSim.createAccount({ email: "operator@example.com" });
 
@@ -59,6 +62,7 @@ Object.assign(process.env, {
   SVC_BASE_URL: svcSim.url,
   SVC_PARTNER_API_KEY: partner.apiKey,
   SANDBOX_SHOP_SIM_URL: shopSim.url,
+  FX_RATES_URL: fxSim.url,
   LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
 });
 
@@ -113,10 +117,14 @@ await prisma.session.upsert({
   },
   update: { accessToken: sealedToken },
 });
-// Sandbox orders (nothing charged), a logistics method the simulator knows, short pay batches.
+// Sandbox orders (nothing charged), shipping rules (the EU's cheapest within 10 days, a named
+// method elsewhere, chosen from the simulator's freight quotes), short pay batches.
 const demoSettings = {
   sandbox: true,
-  logisticName: "SvcPacket Ordinary",
+  shippingRules: [
+    { to: "EU", from: "CN", strategy: "cheapest_within", days: 10, fallbacks: ["Express Air"] },
+    { to: "*", from: "CN", strategy: "named", method: "SvcPacket Ordinary", fallbacks: [] },
+  ],
   payBatchWindowSeconds: 5,
 };
 await prisma.shop.upsert({
@@ -133,7 +141,7 @@ await app.listen(PORT, HOST);
 // Ctrl+C: the app's shutdown runs this first (then the database), and exits.
 runtime.onShutdown("sandbox", 5, async () => {
   await app.close(2000);
-  await Promise.all([svcSim.close(), shopSim.close()]);
+  await Promise.all([svcSim.close(), shopSim.close(), fxSim.close()]);
 });
 
 if (json) {

@@ -67,6 +67,18 @@ describe("configuration", () => {
     expect(config.embeddedDatabase).toBe(false);
   });
 
+  it("reads exchange rates from the ECB unless FX_RATES_URL says off (empty is unset)", () => {
+    const dev = { NODE_ENV: "development", DATABASE_URL: "postgresql://u@h/db" };
+    const ecb = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml";
+    expect(parseConfig(dev).FX_RATES_URL).toBe(ecb);
+    expect(parseConfig({ ...dev, FX_RATES_URL: "" }).FX_RATES_URL).toBe(ecb);
+    expect(parseConfig({ ...dev, FX_RATES_URL: "off" }).FX_RATES_URL).toBe("");
+    expect(parseConfig({ ...dev, FX_RATES_URL: "http://rates.test/x.xml" }).FX_RATES_URL).toBe(
+      "http://rates.test/x.xml",
+    );
+    expect(() => parseConfig({ ...dev, FX_RATES_URL: "none" })).toThrow("FX_RATES_URL");
+  });
+
   it("stops a production start with one message naming the missing variable", async () => {
     const run = promisify(execFile)("npx", ["tsx", "app/config.server.ts"], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...production, SHOPIFY_APP_URL: "" },

@@ -109,8 +109,11 @@ describe("npm run worker with METRICS_PORT", () => {
       metricsPort: number;
     };
     expect(listening.metricsPort).toBeGreaterThan(0);
-    // (It may fail before the listener is up: read everything printed, not what comes next.)
-    const failed = await eventually(() => lines().find((l) => l.msg === "job failed"));
+    // (It may fail before the listener is up: read everything printed, not what comes next.
+    // The worker's own recurring jobs may print lines too: this job's is the one with its id.)
+    const failed = await eventually(() =>
+      lines().find((l) => l.msg === "job failed" && l.jobId === String(id)),
+    );
 
     const res = await fetch(`http://127.0.0.1:${listening.metricsPort}/metrics`);
     expect(res.status).toBe(200);
