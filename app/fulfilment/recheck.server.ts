@@ -1,0 +1,126 @@
+/**
+ * Causes that clear themselves (issue 14): every hold records its cause (reasonCode); the event
+ * that removes a cause (an account connected, a variant matched, money on the balance, settings
+ * saved, the service answering again, exchange rates arriving) re-checks exactly the orders held
+ * for it, at once, through the same place or pay job the pipeline runs. Retry asks `stillHeld`
+ * first, so that it reports a cause that is still there instead of claiming success.
+ */
+import type { ShopOrder as OrderRow } from "@prisma/client";
+import type { Db } from "../jobs/queue.server";
+import { getSettings } from "../settings.server";
+import { compareMoney, toMoney } from "../svc/decimal";
+import type { ReasonCode } from "./model";
+import { schedulePay, schedulePlace } from "./schedule.server";
+
+/** What a re-check of one cause schedules: a place job per order, or a pay run per account. */
+export async function recheckHeld(
+  db: Db,
+  shopDomain: string,
+  causes: ReasonCode[],
+  key: string,
+): Promise<number> {
+  const held = await db.shopOrder.findMany({
+    where: { shopDomain, state: "HELD", reasonCode: { in: causes } },
+    select: { id: true, reasonCode: true, svcAccountId: true },
+    take: 1000,
+  });
+  const accounts = new Set<string>();
+  for (const o of held) {
+    if (o.reasonCode === "short_balance") {
+      if (o.svcAccountId) accounts.add(o.svcAccountId);
+      continue;
+    }
+    await schedulePlace(db, { orderId: o.id, shopDomain, key: `recheck:${key}` });
+  }
+  for (const accountId of accounts) {
+    await schedulePay(db, {
+      accountId,
+      shopDomain,
+      nowMs: Date.now(),
+      windowSeconds: 0,
+      key: `recheck:${key}`,
+    });
+  }
+  return held.length;
+}
+
+/** The causes a settings save can remove. */
+export const SETTINGS_CAUSES: ReasonCode[] = [
+  "settings_incomplete",
+  "paused",
+  "no_shipping_method",
+  "no_fx_rate",
+];
+
+/**
+ * The held order's cause, if a cheap look at the database shows it is still there: a sentence
+ * for the merchant ("Still held: …"), or null when it may have gone (the place step decides).
+ */
+export async function stillHeld(
+  db: Db,
+  o: Pick<OrderRow, "id" | "shopDomain" | "state" | "reasonCode">,
+): Promise<string | null> {
+  if (o.state !== "HELD") return null;
+  switch (o.reasonCode) {
+    case "paused":
+      return (await getSettings(db, o.shopDomain)).paused
+        ? "Still held: the shop is paused in Settings. Resume it and the order goes on."
+        : null;
+    case "no_account": {
+      const account = await db.svcAccount.findUnique({
+        where: { shopDomain: o.shopDomain },
+        select: { id: true },
+      });
+      return account
+        ? null
+        : "Still held: no service account is connected. Connect one in Settings and the order goes on.";
+    }
+    case "unconnected_lines": {
+      const lines = await db.shopOrderLine.findMany({
+        where: { orderId: o.id, svcVid: null },
+        select: { shopifyVariantId: true },
+      });
+      const variants = lines.flatMap((l) => (l.shopifyVariantId ? [l.shopifyVariantId] : []));
+      const matched = await db.productConnection.count({
+        where: { shopDomain: o.shopDomain, shopifyVariantId: { in: variants } },
+      });
+      const left = lines.length - matched;
+      return left > 0
+        ? `Still held: ${left} line${left === 1 ? " has" : "s have"} no match. Connect ${left === 1 ? "it" : "them"} on the Products page and the order goes on.`
+        : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * A balance read from the service (the merchant's account page, the reconciler): stored as the
+ * account's known balance, so the next pay run goes by it, and when it covers an order held for
+ * a short balance, a pay run now.
+ */
+export async function balanceSeen(
+  db: Db,
+  account: { id: string; shopDomain: string | null },
+  amount: string,
+  nowMs: number,
+): Promise<boolean> {
+  await db.svcAccount.update({
+    where: { id: account.id },
+    data: { knownBalance: toMoney(amount), knownBalanceAt: new Date(nowMs) },
+  });
+  const held = await db.shopOrder.findMany({
+    where: { svcAccountId: account.id, state: "HELD", reasonCode: "short_balance" },
+    select: { amount: true },
+  });
+  const covered = held.some((o) => o.amount === null || compareMoney(o.amount, amount) <= 0);
+  if (!covered) return false;
+  await schedulePay(db, {
+    accountId: account.id,
+    shopDomain: account.shopDomain,
+    nowMs,
+    windowSeconds: 0,
+    key: `balance:${Math.floor(nowMs / 1000)}`,
+  });
+  return true;
+}
