@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { Db } from "./jobs/queue.server";
+import { rulesSchema } from "./shipping/rules";
 
 /** A boolean from JSON or a form ("true"/"false", "on"/"off", "1"/"0"); not z.coerce ("false" → true). */
 const bool = z
@@ -18,10 +19,10 @@ export const settingsSchema = z.object({
   unconnectedLines: z.enum(["hold", "send"]).default("hold"),
   /** Minutes to wait after the trigger before placing (time to edit or cancel). */
   reviewWindowMinutes: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(7 * 24 * 60)
+    .number("Enter a number of minutes")
+    .int("Whole minutes only")
+    .min(0, "0 or more minutes")
+    .max(7 * 24 * 60, "At most 10080 minutes (7 days)")
     .default(0),
   /** Hold orders whose Shopify risk recommendation is CANCEL or INVESTIGATE. */
   holdRiskyOrders: bool.default(true),
@@ -31,9 +32,24 @@ export const settingsSchema = z.object({
   sandbox: bool.default(false),
   /** Pay automatically from the balance. */
   autoPay: bool.default(true),
-  payBatchSize: z.coerce.number().int().min(1).max(100).default(50),
-  payBatchWindowSeconds: z.coerce.number().int().min(0).max(3600).default(60),
-  /** createOrderV3 logistics: the service's logistics name, the origin, the warehouse mode. */
+  payBatchSize: z.coerce
+    .number("Enter a number of orders")
+    .int("A whole number of orders")
+    .min(1, "At least 1 order")
+    .max(100, "At most 100 orders (the service's limit per batch)")
+    .default(50),
+  payBatchWindowSeconds: z.coerce
+    .number("Enter a number of seconds")
+    .int("Whole seconds only")
+    .min(0, "0 or more seconds")
+    .max(3600, "At most 3600 seconds (one hour)")
+    .default(60),
+  /**
+   * Shipping rules (app/shipping/rules.ts): per destination, how the method is chosen from a
+   * freight quote. Empty: the legacy single method below, if any; else orders wait for rules.
+   */
+  shippingRules: rulesSchema.default([]),
+  /** Legacy: one service logistics name for every order (read as a default named rule). */
   logisticName: z.string().trim().max(50).default(""),
   fromCountryCode: z
     .string()
@@ -47,6 +63,20 @@ export const settingsSchema = z.object({
   /** 1 no IOSS, 2 own IOSS, 3 the service's IOSS. */
   iossType: z.coerce.number().int().min(1).max(3).default(1),
   iossNumber: z.string().trim().max(10).default(""),
+  /**
+   * The merchant's own exchange rates: USD per one unit of a currency ({"EUR": "1.08"}); they
+   * win over the fetched ones (app/fx/rates.server.ts).
+   */
+  fxRates: z
+    .record(
+      z.string().regex(/^[A-Z]{3}$/, "a three-letter currency code"),
+      z
+        .string()
+        .trim()
+        .regex(/^\d{1,6}(\.\d{1,8})?$/, "a positive decimal (USD per unit)")
+        .refine((v) => Number(v) > 0, "a positive decimal (USD per unit)"),
+    )
+    .default({}),
   /** Shopify emails the customer when tracking is written. */
   notifyCustomer: bool.default(true),
 });

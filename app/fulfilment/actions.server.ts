@@ -8,6 +8,7 @@ import { addLogContext } from "../log-context.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { numericId, PAID_STATES } from "./model";
 import { schedulePay, schedulePlace, scheduleTrack } from "./schedule.server";
+import { stillHeld } from "./recheck.server";
 import { addTimeline } from "./timeline.server";
 
 export type ActionResult =
@@ -50,7 +51,15 @@ export async function retryOrder(
     return { ok: false, error: `The order is ${o.state}: nothing to retry.` };
   }
   if (o.svcOrderId || o.placedAt) return resumeCreated(deps, o, "retry", "Retry by the merchant.");
-  return placeAgain(deps, o, "retry", "Retry by the merchant: the order is placed again.");
+  // Nothing fixed: say what still holds it, change nothing.
+  const still = await stillHeld(db, o);
+  if (still) return { ok: false, error: still };
+  await placeAgain(deps, o, "retry", "Retry by the merchant: the order is placed again.");
+  return {
+    ok: true,
+    state: "RECEIVED",
+    note: "It is being placed now: the timeline shows the outcome in a moment.",
+  };
 }
 
 /** An order not yet at the service goes back to RECEIVED and is placed again. */
@@ -248,19 +257,4 @@ export async function cancelOrder(
   }
   await addTimeline(db, o.id, { step: "cancel", outcome: "ok", message: `${who} before payment.` });
   return { ok: true, state: "CANCELLED" };
-}
-
-/** Re-checks orders held for unconnected lines of a shop (after connections change). */
-export async function recheckHeldOrders(deps: FulfilmentDeps, shopDomain: string): Promise<number> {
-  const held = await deps.prisma.shopOrder.findMany({
-    where: {
-      shopDomain,
-      state: "HELD",
-      reasonCode: { in: ["unconnected_lines", "paused", "no_account", "settings_incomplete"] },
-    },
-    select: { id: true },
-  });
-  for (const h of held)
-    await schedulePlace(deps.prisma, { orderId: h.id, shopDomain, key: key(deps) });
-  return held.length;
 }

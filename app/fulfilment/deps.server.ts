@@ -34,6 +34,8 @@ export interface PipelineOptions {
   heldRecheckMs: number;
   /** Fetch proof of delivery when an order is delivered. */
   proofOfDelivery: boolean;
+  /** The exchange rates document (default: FX_RATES_URL). */
+  fxRatesUrl?: string;
 }
 
 export const DEFAULT_OPTIONS: PipelineOptions = {

@@ -7,15 +7,20 @@ import { z } from "zod";
 import { enqueue } from "../jobs/queue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
 import { PermanentJobError } from "../jobs/worker.server";
+import { noteAddressChange } from "../repair/address-change.server";
 import { payloadId } from "../webhooks/ids.server";
 import { jobKindFor } from "../webhooks/intake.server";
 import { cancelOrder } from "./actions.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { payAccount } from "./pay.server";
-import { placeOrder, receiveShopOrder } from "./place.server";
+import { holdUnreachable, isRetryable, placeOrder, receiveShopOrder } from "./place.server";
 import { reconcileAccount } from "./reconcile.server";
+import { sandboxTrack } from "./sandbox-track.server";
 import { JOB, schedulePlace } from "./schedule.server";
 import { onSvcEvent, trackHinted, trackOrder } from "./track.server";
+
+/** Failed attempts of a place job before its order is shown held `service_unavailable`. */
+export const SERVICE_DOWN_AFTER_ATTEMPTS = 3;
 
 export type DepsFactory = (ctx: JobContext) => Promise<FulfilmentDeps> | FulfilmentDeps;
 
@@ -122,8 +127,12 @@ export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHand
       const order = await ctx.prisma.shopOrder.findUnique({
         where: { shopDomain_shopifyOrderId: { shopDomain: event.shopDomain, shopifyOrderId: id } },
       });
+      if (!order) return { handled: false };
+      if (await noteAddressChange(ctx.prisma, order, event.payload)) {
+        return { addressChanged: order.id };
+      }
       if (
-        order?.state !== "HELD" ||
+        order.state !== "HELD" ||
         !["invalid_address", "unconnected_lines"].includes(order.reasonCode ?? "")
       ) {
         return { handled: false };
@@ -203,7 +212,15 @@ export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHand
     [JOB.place]: async (ctx) => {
       const { orderId } = parse(orderRef, ctx);
       const deps = await getDeps(ctx);
-      const r = await placeOrder(deps, orderId);
+      let r: Awaited<ReturnType<typeof placeOrder>>;
+      try {
+        r = await placeOrder(deps, orderId);
+      } catch (error) {
+        // The service keeps failing: the order is shown held, and placed again as soon as the
+        // service answers (the reconciler's next call), not after the job's long backoff.
+        if (ctx.job.attempts < SERVICE_DOWN_AFTER_ATTEMPTS || !isRetryable(error)) throw error;
+        return json(await holdUnreachable(deps, orderId, error));
+      }
       if (r.outcome === "held" && r.retryAt) {
         const order = await ctx.prisma.shopOrder.findUnique({
           where: { id: orderId },
@@ -278,6 +295,11 @@ export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHand
         }
       });
       return { accounts: accounts.length };
+    },
+
+    [JOB.sandboxTrack]: async (ctx) => {
+      const { orderId } = parse(orderRef, ctx);
+      return json(await sandboxTrack(await getDeps(ctx), orderId));
     },
 
     [JOB.reconcileAccount]: async (ctx) => {

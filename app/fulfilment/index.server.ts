@@ -7,11 +7,6 @@ export { receiveShopOrder, placeOrder, buildCreateRequest, missingShipping } fro
 export { payAccount } from "./pay.server";
 export { trackOrder, onSvcEvent, idsFromParams, setServiceOrderId } from "./track.server";
 export { reconcileAccount, reconcileAll } from "./reconcile.server";
-export {
-  retryOrder,
-  holdOrder,
-  releaseOrder,
-  cancelOrder,
-  recheckHeldOrders,
-} from "./actions.server";
+export { retryOrder, holdOrder, releaseOrder, cancelOrder } from "./actions.server";
+export { recheckHeld, stillHeld, balanceSeen } from "./recheck.server";
 export { fulfilmentHandlers, fulfilmentRecurringJobs } from "./handlers.server";

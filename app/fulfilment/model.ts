@@ -34,7 +34,13 @@ export type ReasonCode =
   | "confirm_unknown"
   | "nothing_to_ship"
   | "cancelled_in_shop"
-  | "waiting_connection";
+  | "waiting_connection"
+  /** The rules find no shipping method the service offers for the destination. */
+  | "no_shipping_method"
+  /** The shop's currency has no exchange rate to USD (issue 14: prices go in USD). */
+  | "no_fx_rate"
+  /** The service kept failing (unreachable, busy): placed again when it answers. */
+  | "service_unavailable";
 
 /** Held orders whose cause can go away by itself: the pipeline checks them again. */
 export const SELF_RELEASING: ReasonCode[] = [
@@ -45,6 +51,9 @@ export const SELF_RELEASING: ReasonCode[] = [
   "review_window",
   // Granted in the Partner Dashboard, out of sight of the app: checked again.
   "protected_data",
+  "no_shipping_method",
+  "no_fx_rate",
+  "service_unavailable",
 ];
 
 /** States in which nothing has been sent to the service yet. */

@@ -26,12 +26,13 @@ import {
 import type { SvcClient } from "../svc/client.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { optionsOf } from "./deps.server";
-import { JOB, schedulePay } from "./schedule.server";
+import { JOB, schedulePay, scheduleSandboxTrack } from "./schedule.server";
 import { addTimelineMany, errorFields } from "./timeline.server";
 
 const UNPAID_STATUSES = ["CREATED", "IN_CART", "UNPAID"];
 /** Statuses of an order the service has been paid for. */
-const PAID_AT_SERVICE = ["UNSHIPPED", "PENDING", "PROCESSING", "SHIPPED", "DELIVERED"];
+/** Service statuses of an order that is paid. */
+export const PAID_AT_SERVICE = ["UNSHIPPED", "PENDING", "PROCESSING", "SHIPPED", "DELIVERED"];
 const OPEN_BATCH_STATES = ["open", "carted", "confirming", "confirmed", "parented", "paying"];
 
 export interface PayRunResult {
@@ -118,8 +119,11 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
   });
   for (const batch of unfinished) await runBatch(ctx, batch);
 
-  // 2. New batches of waiting orders, sandbox and normal apart.
-  if (!settings.autoPay) return result;
+  // 2. New batches of waiting orders, sandbox and normal apart; with automatic payment off, only
+  // the orders the merchant asked to pay (Pay now).
+  const requested: Prisma.ShopOrderWhereInput = settings.autoPay
+    ? {}
+    : { payRequestedAt: { not: null } };
   for (const isSandbox of [false, true]) {
     const skip = new Set<string>();
     for (;;) {
@@ -131,6 +135,7 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
           svcOrderId: { not: null },
           id: { notIn: [...skip] },
           OR: [{ state: "CREATED" }, { state: "HELD", reasonCode: "short_balance" }],
+          ...requested,
         },
         orderBy: [{ placedAt: "asc" }, { id: "asc" }],
         take: settings.payBatchSize,
@@ -756,6 +761,8 @@ async function markPaid(ctx: RunCtx, batch: PaymentBatch, orderIds: string[], no
     // Stryker disable next-line StringLiteral: message
     message: `Paid from the balance${batch.isSandbox ? " (sandbox: nothing charged)" : ""} with parent ${batch.shipmentOrderId}${batch.amount ? ` (${batch.amount} USD for ${orderIds.length} order(s))` : ""}${note ? `, ${note}` : ""}.`,
   });
+  // In sandbox mode nothing ships: the service takes a test tracking number instead.
+  if (batch.isSandbox) await scheduleSandboxTrack(db, orderIds, ctx.shopDomain);
   ctx.result.batchesPaid += 1;
   ctx.result.ordersPaid += orderIds.length;
 }

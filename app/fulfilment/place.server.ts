@@ -21,13 +21,22 @@ import {
   SvcAuthError,
   SvcDuplicateOrderError,
   SvcError,
+  SvcLogisticsError,
   SvcNotFoundError,
   SvcParamError,
   SvcPaymentError,
   SvcQuotaError,
 } from "../svc/errors";
 import { toMoney } from "../svc/decimal";
-import type { FulfilmentDeps } from "./deps.server";
+import { convert, usdRate } from "../fx/rates.server";
+import {
+  addressFingerprint,
+  storedRecipient,
+  withCustomsIds,
+  withRecipient,
+} from "../repair/recipient";
+import { type Choice, choiceMessage, chooseShipping } from "../shipping/choose.server";
+import { type FulfilmentDeps, optionsOf } from "./deps.server";
 import { cut, numericId, orderNumberFor, type ReasonCode, SELF_RELEASING } from "./model";
 import { schedulePay, schedulePlace } from "./schedule.server";
 import { addTimeline, errorFields } from "./timeline.server";
@@ -130,7 +139,7 @@ export async function hold(
   order: Pick<OrderRow, "id" | "state" | "reasonCode">,
   reason: ReasonCode,
   message: string,
-  extra: Partial<Pick<OrderRow, "placeAfter">> = {},
+  extra: Partial<Pick<OrderRow, "placeAfter" | "currency">> = {},
 ): Promise<void> {
   await db.shopOrder.update({
     where: { id: order.id },
@@ -197,15 +206,6 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     );
     return { outcome: "held", reason: "no_account" };
   }
-  if (!settings.logisticName) {
-    await hold(
-      db,
-      order,
-      "settings_incomplete",
-      "Choose the service's logistics method in Settings before orders can be placed.",
-    );
-    return { outcome: "held", reason: "settings_incomplete" };
-  }
   if (order.placeAfter && order.placeAfter.getTime() > now && !released) {
     await hold(
       db,
@@ -217,11 +217,14 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
   }
 
   const gateway = await deps.shopFor(order.shopDomain);
-  const shopOrder = await gateway.getOrder(parseOrderGid(order.shopifyOrderId));
-  if (!shopOrder) {
+  const fetched = await gateway.getOrder(parseOrderGid(order.shopifyOrderId));
+  if (!fetched) {
     await fail(db, order.id, "create_failed", "The order was not found in the shop.");
     return { outcome: "failed", reason: "create_failed" };
   }
+  // The merchant's corrections (a repair) over the shop's address.
+  const recipient = storedRecipient(order.recipient);
+  const shopOrder = withRecipient(fetched, recipient);
   if (shopOrder.cancelledAt) {
     await db.shopOrder.update({
       where: { id: order.id },
@@ -323,17 +326,85 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
         .slice(0, 300)}.`,
     });
   }
-  const request = buildCreateRequest(order, shopOrder, lines, settings, now);
+  const shipping = await chooseShipping(deps, {
+    order,
+    lines,
+    countryCode: shopOrder.shippingAddress!.countryCode!.toUpperCase(),
+    zip: shopOrder.shippingAddress!.zip,
+    settings,
+    accountId: account.id,
+  });
+  if (!shipping.ok) {
+    await hold(db, order, shipping.reason, shipping.message);
+    return { outcome: "held", reason: shipping.reason };
+  }
+  // Prices go to the service in USD, from the currency the shop has the order in now.
+  const currency = shopOrder.currencyCode.toUpperCase();
+  const fx = await usdRate(db, currency, settings, {
+    nowMs: now,
+    url: optionsOf(deps).fxRatesUrl,
+  });
+  if (!fx) {
+    await hold(
+      db,
+      order,
+      "no_fx_rate",
+      `Prices go to the service in USD, and no exchange rate from ${currency} is known (the rates source did not answer or has no ${currency}). Set a rate for ${currency} in Settings → Exchange rates, or wait: the order goes on when rates arrive.`,
+      { currency },
+    );
+    return { outcome: "held", reason: "no_fx_rate" };
+  }
+  const usdLines = lines.map((l) => ({ ...l, unitPrice: convert(l.unitPrice, fx.usdPerUnit) }));
+  const request = withCustomsIds(
+    buildCreateRequest(order, shopOrder, usdLines, settings, now),
+    recipient,
+  );
+  request.fromCountryCode = shipping.from;
+  if (fx.source !== "USD") {
+    await db.$transaction(
+      usdLines.map((l) =>
+        db.shopOrderLine.update({ where: { id: l.id }, data: { unitPriceUsd: l.unitPrice } }),
+      ),
+    );
+  }
   await db.shopOrder.update({
     where: { id: order.id },
     data: {
+      shippedTo: fetched.shippingAddress ? addressFingerprint(fetched.shippingAddress) : null,
+      currency,
+      fxRate: fx.source === "USD" ? null : fx.usdPerUnit,
+      fxSource: fx.source === "USD" ? null : fx.source,
       svcAccountId: account.id,
       isSandbox: settings.sandbox,
       reasonCode: null,
       reasonMessage: null,
     },
   });
-  return createAtService(deps, { ...order, svcAccountId: account.id }, request, settings);
+  // The choices in order: a method the service refuses (1605001) gives way to the next.
+  let refused: string | undefined;
+  for (const [i, choice] of shipping.choices.entries()) {
+    request.logisticName = choice.logisticName;
+    if (shipping.note || refused) {
+      await addTimeline(db, order.id, {
+        step: "shipping",
+        outcome: "info",
+        message: choiceMessage(choice, shipping.note, refused),
+      });
+    }
+    const r = await createAtService(
+      deps,
+      { ...order, svcAccountId: account.id },
+      request,
+      settings,
+      {
+        choice,
+        last: i === shipping.choices.length - 1,
+      },
+    );
+    if (r.outcome !== "logistics_refused") return r;
+    refused = choice.logisticName;
+  }
+  throw new Error("unreachable: the last choice is never passed over");
 }
 
 async function createAtService(
@@ -341,7 +412,8 @@ async function createAtService(
   order: OrderRow & { svcAccountId: string },
   request: CreateOrderV3Request,
   settings: ShopSettings,
-): Promise<PlaceResult> {
+  shipping: { choice: Choice; last: boolean },
+): Promise<PlaceResult | { outcome: "logistics_refused" }> {
   const db = deps.prisma;
   const client = await deps.svcFor(order.svcAccountId);
   let svcOrderId: string | null = null;
@@ -366,6 +438,17 @@ async function createAtService(
       note = "found by its number after an unknown outcome";
     }
   } catch (error) {
+    if (error instanceof SvcLogisticsError && !shipping.last) {
+      const f = errorFields(error);
+      await addTimeline(db, order.id, {
+        step: "create",
+        outcome: "error",
+        errorCode: f.errorCode,
+        requestId: f.requestId,
+        message: `The service refused the shipping method ${shipping.choice.logisticName} (${f.message}): the next choice is tried.`,
+      });
+      return { outcome: "logistics_refused" };
+    }
     if (error instanceof SvcDuplicateOrderError) {
       // The number exists but no lookup finds it: a store-flow order waiting for connections.
       note = "exists at the service and waits for its products to be connected";
@@ -412,6 +495,8 @@ async function createAtService(
       svcOrderId,
       amount: amount ? toMoney(amount) : null,
       shipmentOrderId,
+      logisticName: shipping.choice.logisticName,
+      shippingCost: shipping.choice.priceUsd ?? null,
       placedAt: new Date(deps.clock.now()),
       reasonCode: waiting ? "waiting_connection" : null,
       reasonMessage: waiting
@@ -617,6 +702,28 @@ export function buildCreateRequest(
     platform: "Shopify",
     products,
   };
+}
+
+/**
+ * A place job that kept failing for a retryable reason (the service unreachable or busy): the
+ * order is held `service_unavailable` so the merchant sees it, until the service answers again.
+ */
+export async function holdUnreachable(
+  deps: FulfilmentDeps,
+  orderId: string,
+  error: unknown,
+): Promise<PlaceResult> {
+  const order = await deps.prisma.shopOrder.findUnique({ where: { id: orderId } });
+  if (!order || (order.state !== "RECEIVED" && order.state !== "HELD")) {
+    return { outcome: "skipped", why: `state ${order?.state ?? "gone"}` };
+  }
+  await hold(
+    deps.prisma,
+    order,
+    "service_unavailable",
+    `Placing this order failed several times for a passing reason (${errorFields(error).message}). It is tried again as soon as the service answers, and at least every ten minutes.`,
+  );
+  return { outcome: "held", reason: "service_unavailable" };
 }
 
 /** SvcError's requestId helper for callers outside this module. */

@@ -15,8 +15,12 @@ import { toMoney } from "../svc/decimal";
 import type { OrderRecord } from "../svc/orders.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { optionsOf } from "./deps.server";
+import { FINISHED_FLAGS } from "./after-payment.server";
 import { SELF_RELEASING } from "./model";
+import { balanceSeen, recheckHeld } from "./recheck.server";
 import { schedulePay, schedulePlace, scheduleTrack } from "./schedule.server";
+import { PAID_AT_SERVICE } from "./pay.server";
+import { addTimeline } from "./timeline.server";
 import { hasNews, setServiceOrderId } from "./track.server";
 
 export interface ReconcileResult {
@@ -31,6 +35,8 @@ export interface ReconcileResult {
 }
 
 const WATCHED = ["PAID", "SHIPPED", "FULFILLED"];
+/** A created order is asked about once it has waited this long (a batch usually takes it first). */
+export const CREATED_WATCH_AFTER_MS = 60_000;
 
 export async function reconcileAll(deps: FulfilmentDeps): Promise<ReconcileResult> {
   const total: ReconcileResult = {
@@ -84,8 +90,8 @@ export async function reconcileAccount(
       svcAccountId: accountId,
       state: { in: WATCHED },
       svcOrderId: { not: null },
-      // (`not` alone would also drop the rows whose flag is NULL)
-      OR: [{ flag: null }, { flag: { not: "fulfilment_conflict" } }],
+      // (`notIn` alone would also drop the rows whose flag is NULL); finished orders are not polled
+      OR: [{ flag: null }, { flag: { notIn: ["fulfilment_conflict", ...FINISHED_FLAGS] } }],
     },
     include: { shipments: true },
     orderBy: { updatedAt: "asc" },
@@ -177,6 +183,47 @@ export async function reconcileAccount(
     }
   }
 
+  // 2b. Created and waiting for payment (automatic payment off, or a batch not yet formed): one
+  // paid in the service's console is tracked from then on.
+  const unpaid = await db.shopOrder.findMany({
+    where: {
+      svcAccountId: accountId,
+      state: "CREATED",
+      svcOrderId: { not: null },
+      paymentBatchId: null,
+      updatedAt: { lt: new Date(now - CREATED_WATCH_AFTER_MS) },
+    },
+    orderBy: { updatedAt: "asc" },
+    take: 500,
+  });
+  for (let i = 0; i < unpaid.length; i += queryBatchSize) {
+    const chunk = unpaid.slice(i, i + queryBatchSize);
+    const records = await (await svc()).orders.getOrderDetailBatch(chunk.map((o) => o.svcOrderId!));
+    result.queried++;
+    for (const o of chunk) {
+      const r = records.find((x) => x.orderId === o.svcOrderId || x.svcOrderId === o.svcOrderId);
+      if (!r || !PAID_AT_SERVICE.includes(r.orderStatus ?? "")) continue;
+      const n = await db.shopOrder.updateMany({
+        where: { id: o.id, state: "CREATED", paymentBatchId: null },
+        data: { state: "PAID", paidAt: new Date(now), reasonCode: null, reasonMessage: null },
+      });
+      if (n.count === 0) continue;
+      await addTimeline(db, o.id, {
+        step: "pay",
+        outcome: "ok",
+        message:
+          "Paid at the service (outside the app, e.g. in its console): nothing charged by the app; tracked from now on.",
+      });
+      await scheduleTrack(db, {
+        orderId: o.id,
+        shopDomain,
+        key: `reconcile:${slot}`,
+        records: JSON.parse(JSON.stringify([r])) as Prisma.InputJsonValue,
+      });
+      result.trackJobs++;
+    }
+  }
+
   // 3. Unfinished payment batches, and orders waiting for the balance.
   const stale = await db.paymentBatch.count({
     where: {
@@ -208,6 +255,30 @@ export async function reconcileAccount(
       key: `reconcile:${slot}`,
     });
     result.payRuns++;
+  }
+
+  // 3b. Held for a short balance or an unreachable service: one balance read tells both (a
+  // top-up made in the service's console, the service answering again).
+  const waitingOnService = await db.shopOrder.groupBy({
+    by: ["reasonCode"],
+    where: {
+      shopDomain,
+      state: "HELD",
+      reasonCode: { in: ["short_balance", "service_unavailable"] },
+    },
+    _count: true,
+  });
+  if (waitingOnService.length > 0) {
+    const balance = await (await svc()).payment.getBalance();
+    await balanceSeen(db, account, String(balance.amount), now);
+    if (waitingOnService.some((g) => g.reasonCode === "service_unavailable")) {
+      result.replaced += await recheckHeld(
+        db,
+        shopDomain,
+        ["service_unavailable"],
+        `reconcile:${slot}`,
+      );
+    }
   }
 
   // 4. Held orders whose cause may have gone.

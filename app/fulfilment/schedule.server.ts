@@ -13,7 +13,22 @@ export const JOB = {
   trackHints: "fulfilment.trackHints",
   reconcile: "fulfilment.reconcile",
   reconcileAccount: "fulfilment.reconcileAccount",
+  sandboxTrack: "fulfilment.sandboxTrack",
 } as const;
+
+/** Sandbox orders just paid: each gets its test tracking number (sandbox-track.server.ts). */
+export async function scheduleSandboxTrack(db: Db, orderIds: string[], shopDomain?: string | null) {
+  for (const orderId of orderIds) {
+    await enqueue(db, {
+      kind: JOB.sandboxTrack,
+      payload: { orderId },
+      idempotencyKey: `sandboxTrack:${orderId}`,
+      concurrencyKey: `order:${orderId}`,
+      shopDomain: shopDomain ?? undefined,
+      maxAttempts: 5,
+    });
+  }
+}
 
 export async function schedulePlace(
   db: Db,

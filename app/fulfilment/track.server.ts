@@ -25,7 +25,14 @@ import { orderRecordSchema, type OrderRecord } from "../svc/orders.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { optionsOf } from "./deps.server";
 import { schedulePay, scheduleTrack, scheduleTrackHints } from "./schedule.server";
-import { numericId } from "./model";
+import { numericId, PAID_STATES } from "./model";
+import {
+  type AfterPaymentFlag,
+  flagAfterPayment,
+  parcelFlag,
+  recordFlag,
+} from "./after-payment.server";
+import type { Db } from "../jobs/queue.server";
 import { addTimeline, errorFields } from "./timeline.server";
 
 const TRACKABLE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
@@ -94,6 +101,8 @@ export async function onSvcEvent(deps: FulfilmentDeps, ev: SvcEventInput) {
     where: { shopDomain: ev.shopDomain },
     select: { id: true },
   });
+  const trouble = ev.type === "LOGISTIC" ? parcelFlag(ev.params) : null;
+  if (trouble) await flagParcels(db, ev.shopDomain, ids, trouble);
   if (ev.type === "ORDER" && ev.messageType === "ORDER_CONNNECTED") {
     const connected = await adoptConnectedOrder(deps, ev.shopDomain, ids, account?.id ?? null);
     if (connected) return { orders: 1, connected };
@@ -221,6 +230,7 @@ export async function trackHinted(
 export function hasNews(
   o: {
     svcOrderId: string | null;
+    flag?: string | null;
     shipments: {
       svcOrderId: string;
       trackNumber: string | null;
@@ -232,6 +242,8 @@ export function hasNews(
   r: OrderRecord,
 ): boolean {
   const id = r.orderId ?? r.svcOrderId;
+  const ended = recordFlag(r);
+  if (ended && id === o.svcOrderId && o.flag !== ended) return true;
   const tn = r.trackNumber?.trim();
   const s = o.shipments.find((x) => x.svcOrderId === id);
   if (!tn) return !s && id !== o.svcOrderId;
@@ -246,7 +258,7 @@ function mentionsShipping(params: unknown): boolean {
   const status = typeof p.orderStatus === "string" ? p.orderStatus.toUpperCase() : "";
   return (
     (typeof tn === "string" && tn.trim() !== "") ||
-    ["SHIPPED", "DELIVERED"].includes(status) ||
+    ["SHIPPED", "DELIVERED", "CANCELLED", "CLOSED"].includes(status) ||
     !status
   );
 }
@@ -382,6 +394,10 @@ export async function trackOrder(
     result.updated += r.updated;
     result.delivered += r.delivered;
   }
+  // The service ended the paid order: a problem for the merchant.
+  const main = mine.find((r) => (r.orderId ?? r.svcOrderId) === order.svcOrderId);
+  const ended = main ? recordFlag(main) : null;
+  if (ended) await flagAfterPayment(db, order, ended, `service status ${main!.orderStatus}`);
   result.state = await settleState(deps, order.id);
   if (result.delivered > 0 && optionsOf(deps).proofOfDelivery) {
     await proofOfDelivery(deps, order.id, order.svcAccountId);
@@ -673,4 +689,25 @@ async function proofOfDelivery(deps: FulfilmentDeps, orderId: string, accountId:
       message: f.message,
     });
   }
+}
+
+/** A LOGISTIC event reporting a parcel abnormal or returned flags its paid orders. */
+async function flagParcels(db: Db, shopDomain: string, ids: string[], flag: AfterPaymentFlag) {
+  const viaShipments = await db.shipment.findMany({
+    where: { svcOrderId: { in: ids }, order: { shopDomain } },
+    select: { orderId: true },
+  });
+  const orders = await db.shopOrder.findMany({
+    where: {
+      shopDomain,
+      state: { in: PAID_STATES },
+      OR: [
+        { svcOrderId: { in: ids } },
+        { orderNumber: { in: ids } },
+        { id: { in: viaShipments.map((s) => s.orderId) } },
+      ],
+    },
+    select: { id: true, state: true, flag: true },
+  });
+  for (const o of orders) await flagAfterPayment(db, o, flag);
 }

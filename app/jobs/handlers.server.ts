@@ -12,6 +12,7 @@ import { jobKindFor } from "../webhooks/intake.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "./bulk-connect.server";
 import { productionDeps } from "../fulfilment/deps.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
+import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
 import type { Db } from "./queue.server";
 import type { JobContext, JobHandler, RecurringJob } from "./worker.server";
 import { PermanentJobError } from "./worker.server";
@@ -233,6 +234,8 @@ export const handlers: Record<string, JobHandler> = {
 
   ...svcAccountHandlers(),
 
+  ...fxHandlers(),
+
   /**
    * Jobs no handler knows (an event type nothing handles, from before the intake stored those
    * without a job, or a kind this version dropped) would wait forever and slow every claim:
@@ -279,4 +282,5 @@ export const recurringJobs: RecurringJob[] = [
   { kind: "jobs.cancelUnknown", everyMs: 3600_000 },
   ...svcAccountRecurringJobs,
   ...fulfilmentRecurringJobs,
+  ...fxRecurringJobs,
 ];

@@ -103,6 +103,9 @@ const REASONS = new Set([
   "nothing_to_ship",
   "cancelled_in_shop",
   "waiting_connection",
+  "no_shipping_method",
+  "no_fx_rate",
+  "service_unavailable",
 ]);
 const STATE_SET = new Set<string>(STATES);
 

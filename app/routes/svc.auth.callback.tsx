@@ -1,5 +1,6 @@
 import { json, type ActionFunctionArgs } from "@remix-run/node";
 import { prisma } from "../db.server";
+import { recheckHeld } from "../fulfilment/recheck.server";
 import { logger } from "../logger.server";
 import { receiveAuthorizationCode } from "../svc/index.server";
 import { partnerAuthConfigured, partnerAuthFlow } from "../svc-partner.server";
@@ -37,7 +38,12 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const deps = await partnerAuthFlow(prisma);
   if (!deps) return reply("1", "authorization flow not configured", 404);
   const result = await receiveAuthorizationCode(deps, body);
-  if (result.result === "0") logger.info({ shop: result.shopDomain }, "service account connected");
+  if (result.result === "0") {
+    logger.info({ shop: result.shopDomain }, "service account connected");
+    if (result.shopDomain) {
+      await recheckHeld(prisma, result.shopDomain, ["no_account"], `connected:${Date.now()}`);
+    }
+  }
   return reply(result.result, result.message, result.result === "0" ? 200 : 400);
 };
 

@@ -25,6 +25,7 @@ import {
   SvcValidationError,
 } from "../svc/errors";
 import { TOKEN_REQUEST_INTERVAL_MS } from "../svc/tokens.server";
+import { recheckHeld } from "../fulfilment/recheck.server";
 
 /** A refusal the merchant can act on; `field` names the form field it belongs to. */
 export class ConnectError extends Error {
@@ -69,6 +70,17 @@ function cooldown(lastMs: number, nowMs: number, what: string): ConnectError {
 /** Connects the shop's account with the key; returns the stored account (tokens, open id). */
 export async function connectApiKey(db: PrismaClient, input: ConnectInput): Promise<SvcAccount> {
   const now = input.now ?? Date.now;
+  const account = await connectOrReuse(db, input, now);
+  // Orders held for want of an account go on at once.
+  await recheckHeld(db, input.shop, ["no_account"], `connected:${account.id}:${now()}`);
+  return account;
+}
+
+async function connectOrReuse(
+  db: PrismaClient,
+  input: ConnectInput,
+  now: () => number,
+): Promise<SvcAccount> {
   const existing = await db.svcAccount.findUnique({ where: { shopDomain: input.shop } });
   if (existing && existing.baseUrl === input.baseUrl && keyOf(existing) === input.apiKey) {
     return sameKey(db, existing, now);

@@ -12,11 +12,11 @@ import {
   type ActionResult,
   cancelOrder,
   holdOrder,
-  recheckHeldOrders,
   releaseOrder,
   retryOrder,
 } from "../../app/fulfilment/actions.server";
 import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
+import { recheckHeld } from "../../app/fulfilment/recheck.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
 
@@ -115,8 +115,8 @@ function expectDue(
 }
 
 /** The action sent the order back to be placed: RECEIVED, no reason, one place job due now. */
-async function expectPlacedAgain(id: string, result: ActionResult) {
-  expect(result).toEqual({ ok: true, state: "RECEIVED" });
+async function expectPlacedAgain(id: string, result: ActionResult, note?: string) {
+  expect(result).toEqual({ ok: true, state: "RECEIVED", ...(note ? { note } : {}) });
   expect(await row(id)).toMatchObject({
     state: "RECEIVED",
     reasonCode: null,
@@ -281,7 +281,7 @@ describe("retryOrder", () => {
       reasonCode: "create_failed",
       reasonMessage: "The service refused the order.",
     });
-    await expectPlacedAgain(o.id, await retryOrder(deps, o.id, { shopDomain: SHOP }));
+    await expectPlacedAgain(o.id, await retryOrder(deps, o.id, { shopDomain: SHOP }), PLACING_NOTE);
     expect(await payJobs(o.svcAccountId!)).toEqual([]);
     await expectEntry(o.id, {
       step: "retry",
@@ -356,9 +356,65 @@ describe("retryOrder", () => {
 
   it("of a held order (not yet placed) places it", async () => {
     const o = await makeOrder({ state: "HELD", reasonCode: "fraud_risk", reasonMessage: "Risky." });
-    await expectPlacedAgain(o.id, await retryOrder(deps, o.id));
+    await expectPlacedAgain(o.id, await retryOrder(deps, o.id), PLACING_NOTE);
+  });
+
+  it("of an order still held for its cause says what holds it, and changes nothing", async () => {
+    const shop = "still-held.myshopify.com";
+    const cases: Array<[Partial<Prisma.ShopOrderUncheckedCreateInput>, string]> = [
+      [{ reasonCode: "no_account" }, "Still held: no service account is connected."],
+      [{ reasonCode: "paused" }, "Still held: the shop is paused in Settings."],
+    ];
+    await prisma.shop.upsert({
+      where: { domain: shop },
+      create: { domain: shop, settings: { paused: true } },
+      update: { settings: { paused: true } },
+    });
+    for (const [data, text] of cases) {
+      const o = await makeOrder({ shopDomain: shop, state: "HELD", ...data });
+      const r = await retryOrder(deps, o.id);
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.error).toContain(text);
+      expect(await row(o.id)).toEqual(o);
+      expect(await orderJobs(o.id)).toEqual([]);
+    }
+    // Two lines without a match (one of three matched meanwhile): "2 lines have no match".
+    const o = await makeOrder({ shopDomain: shop, state: "HELD", reasonCode: "unconnected_lines" });
+    for (const v of ["71", "72", "73"]) {
+      await prisma.shopOrderLine.create({
+        data: {
+          orderId: o.id,
+          shopifyLineItemId: `L${v}`,
+          shopifyVariantId: v,
+          title: "T",
+          quantity: 1,
+          unitPrice: "1.00",
+        },
+      });
+    }
+    await prisma.productConnection.create({
+      data: { shopDomain: shop, shopifyProductId: "7", shopifyVariantId: "71", svcVid: "V71" },
+    });
+    const r = await retryOrder(deps, o.id);
+    expect(!r.ok && r.error).toBe(
+      "Still held: 2 lines have no match. Connect them on the Products page and the order goes on.",
+    );
+    expect(await orderJobs(o.id)).toEqual([]);
+    // All matched: placed again.
+    await prisma.productConnection.createMany({
+      data: ["72", "73"].map((v) => ({
+        shopDomain: shop,
+        shopifyProductId: "7",
+        shopifyVariantId: v,
+        svcVid: `V${v}`,
+      })),
+    });
+    expect(await retryOrder(deps, o.id)).toMatchObject({ ok: true, state: "RECEIVED" });
+    expect(await orderJobs(o.id)).toHaveLength(1);
   });
 });
+
+const PLACING_NOTE = "It is being placed now: the timeline shows the outcome in a moment.";
 
 describe("holdOrder", () => {
   const holdable: Partial<Prisma.ShopOrderUncheckedCreateInput>[] = [
@@ -692,8 +748,9 @@ describe("cancelOrder", () => {
   }
 });
 
-describe("recheckHeldOrders", () => {
-  it("places again the shop's orders held for a cause that may be gone, and counts them", async () => {
+describe("recheckHeld", () => {
+  const causes = ["unconnected_lines", "paused", "no_account", "settings_incomplete"] as const;
+  it("places again exactly the shop's orders held for the causes named, and counts them", async () => {
     const shop = "recheck.myshopify.com";
     const mine = (state: string, reasonCode: string | null) =>
       makeOrder({ shopDomain: shop, state, reasonCode });
@@ -707,11 +764,12 @@ describe("recheckHeldOrders", () => {
       await mine("HELD", "merchant_hold"),
       await mine("HELD", "short_balance"),
       await mine("HELD", "fraud_risk"),
+      await mine("HELD", "review_window"),
       await mine("FAILED", "unconnected_lines"),
       await mine("RECEIVED", null),
       await makeOrder({ state: "HELD", reasonCode: "unconnected_lines" }), // another shop
     ];
-    expect(await recheckHeldOrders(deps, shop)).toBe(4);
+    expect(await recheckHeld(prisma, shop, [...causes], "k1")).toBe(4);
     for (const o of again) {
       const j = await orderJobs(o.id);
       expect(j.map((x) => [x.kind, x.shopDomain, x.payload])).toEqual([
@@ -722,14 +780,35 @@ describe("recheckHeldOrders", () => {
     }
     for (const o of left) expect(await orderJobs(o.id)).toEqual([]);
 
-    // After the connections change again, a later re-check schedules them again.
+    // The same event twice schedules once; a later event schedules again.
+    expect(await recheckHeld(prisma, shop, [...causes], "k1")).toBe(4);
+    for (const o of again) expect(await orderJobs(o.id)).toHaveLength(1);
     await prisma.job.updateMany({
       where: { concurrencyKey: { in: again.map((o) => `order:${o.id}`) } },
       data: { state: "completed" },
     });
-    nowMs += 1000;
-    expect(await recheckHeldOrders(deps, shop)).toBe(4);
-    for (const o of again) expect(await orderJobs(o.id)).toHaveLength(2);
-    expect(await recheckHeldOrders(deps, "nobody.myshopify.com")).toBe(0);
+    expect(await recheckHeld(prisma, shop, ["paused"], "k2")).toBe(1);
+    expect(await orderJobs(again[1]!.id)).toHaveLength(2);
+    expect(await orderJobs(again[0]!.id)).toHaveLength(1);
+    expect(await recheckHeld(prisma, "nobody.myshopify.com", [...causes], "k3")).toBe(0);
+  });
+
+  it("a short balance is re-checked by one pay run of the account, not by placing", async () => {
+    const shop = "recheck-pay.myshopify.com";
+    const held = {
+      shopDomain: shop,
+      state: "HELD",
+      reasonCode: "short_balance",
+      svcAccountId: "acc-pay",
+    };
+    const a = await makeOrder(held);
+    const b = await makeOrder(held);
+    expect(await recheckHeld(prisma, shop, ["short_balance"], "top-up")).toBe(2);
+    expect(await orderJobs(a.id)).toEqual([]);
+    expect(await orderJobs(b.id)).toEqual([]);
+    const pays = await prisma.job.findMany({
+      where: { kind: JOB.pay, concurrencyKey: `pay:${a.svcAccountId}` },
+    });
+    expect(pays.map((j) => j.payload)).toEqual([{ accountId: a.svcAccountId }]);
   });
 });

@@ -307,6 +307,31 @@ describe("sandbox", () => {
     expect(nb.isSandbox).toBe(false);
     expect(paid.timeline.at(-1)!.message).not.toContain("sandbox");
     expect(balanceCents(svc, shop)).toBe(10_000 - cents(n1.amount));
+    // Each paid sandbox order (and no other) gets its test tracking job, once.
+    const jobs = await prisma.job.findMany({
+      where: { kind: JOB.sandboxTrack, shopDomain: shop.shopDomain },
+      orderBy: { id: "asc" },
+    });
+    expect(jobs.map((j) => j.payload)).toEqual([{ orderId: s1.id }, { orderId: s2.id }]);
+  });
+});
+
+describe("automatic payment off", () => {
+  it("pays only the orders the merchant asked to pay (Pay now), never the others", async () => {
+    const shop = await payShop(svc, { balance: "500.00", settings: { autoPay: false } });
+    const asked = await svcOrder(svc, shop, { row: { payRequestedAt: new Date() } });
+    const waiting = await svcOrder(svc, shop);
+    const before = balanceCents(svc, shop);
+    const result = await shop.run();
+    expect(result).toMatchObject({ batchesPaid: 1, ordersPaid: 1 });
+    const [a, w] = await reloadAll([asked, waiting]);
+    expect(a!.state).toBe("PAID");
+    expect(w).toMatchObject({ state: "CREATED", paymentBatchId: null });
+    expect(balanceCents(svc, shop)).toBe(before - cents(asked.amount));
+    expect(svc.order(waiting.svcOrderId!)!.paid).toBe(false);
+    // Nothing asked: a run pays nothing.
+    expect(await shop.run()).toMatchObject({ batchesPaid: 0, ordersPaid: 0 });
+    expect((await reload(waiting)).state).toBe("CREATED");
   });
 });
 

@@ -432,7 +432,7 @@ describe("holds", () => {
     });
     r = await row(orderId);
     expect(r.reasonMessage).toBe(
-      "Choose the service's logistics method in Settings before orders can be placed.",
+      "Shipping is not set up: add a shipping rule in Settings (a rule for every destination is enough) and the order goes on.",
     );
     expect(r.timeline.filter((t) => t.step === "hold").map((t) => t.errorCode)).toEqual([
       "paused",

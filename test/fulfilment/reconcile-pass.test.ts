@@ -294,13 +294,23 @@ describe("payments left behind", () => {
     expect(await pass(fresh)).toBe(1);
     await prisma.shopOrder.update({ where: { id: o!.id }, data: { reasonCode: "paused" } });
     expect(await pass(fresh)).toBe(0);
-    // Created, with its id, in no batch, for a while.
+    // Created, with its id, in no batch, for a while (an id the service does not show as paid:
+    // the reconciler asks, and adopts only paid ones).
+    const paidId = o!.svcOrderId;
     await prisma.shopOrder.update({
       where: { id: o!.id },
-      data: { state: "CREATED", reasonCode: null, paymentBatchId: null },
+      data: { state: "CREATED", reasonCode: null, paymentBatchId: null, svcOrderId: "SO-NOT-PAID" },
     });
     expect(await pass(fresh)).toBe(0);
     expect(await pass(stale)).toBe(1);
+    expect((await prisma.shopOrder.findUniqueOrThrow({ where: { id: o!.id } })).state).toBe(
+      "CREATED",
+    );
+    // Its real id is paid at the service: adopted as PAID, no pay run.
+    await prisma.shopOrder.update({ where: { id: o!.id }, data: { svcOrderId: paidId } });
+    expect(await pass(stale)).toBe(0);
+    expect((await prisma.shopOrder.findUniqueOrThrow({ where: { id: o!.id } })).state).toBe("PAID");
+    await prisma.shopOrder.update({ where: { id: o!.id }, data: { state: "CREATED" } });
     await prisma.shopOrder.update({ where: { id: o!.id }, data: { paymentBatchId: batch.id } });
     expect(await pass(stale)).toBe(0);
     await prisma.shopOrder.update({ where: { id: o!.id }, data: { state: "CANCELLED" } });

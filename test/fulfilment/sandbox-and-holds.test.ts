@@ -1,6 +1,6 @@
 /**
- * The sandbox path (nothing charged, sandbox updateTrackNumber drives the loop, a changed number
- * updates the same fulfilment), unconnected lines (held, then connected and placed; or sent and
+ * The sandbox path (nothing charged, the app's own sandbox updateTrackNumber drives the loop, so
+ * sandbox orders end FULFILLED; a changed number updates the same fulfilment), unconnected lines (held, then connected and placed; or sent and
  * adopted from ORDER_CONNNECTED), and a fraud hold released by the merchant.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,19 +21,26 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 describe("sandbox", () => {
-  it("pays nothing, and sandbox updateTrackNumber reaches the shop; a new number updates it", async () => {
+  it("pays nothing; the app sets a test tracking number (sandbox updateTrackNumber) that reaches the shop; a new number updates it", async () => {
     const p = await h.connectedProduct("Sandbox Lamp", "30.00");
     const placed = await h.order([{ product: p, quantity: 1 }]);
     await h.settle();
     const row = await h.row(placed.legacyId);
-    expect(row.state).toBe("PAID");
     expect(row.isSandbox).toBe(true);
     expect(h.svc.order(row.svcOrderId!)!.isSandbox).toBe(true);
     expect(h.svc.getBalance(h.simAccountId)).toBe("300.00");
+    // Paid, then tracked through the app's own sandbox/updateTrackNumber, once.
+    expect(row.state).toBe("FULFILLED");
+    const own = `SBX-${row.orderNumber}`;
+    expect(h.svc.order(row.svcOrderId!)!.trackNumber).toBe(own);
+    expect(h.svc.calls({ op: "updateTrackNumber", accountId: h.simAccountId })).toHaveLength(1);
+    let f = h.shop.fulfillments(h.shopDomain, placed.shopOrderId);
+    expect(f.map((x) => x.tracking[0]!.number)).toEqual([own]);
+    expect(row.timeline.some((t) => t.step === "sandbox" && t.outcome === "ok")).toBe(true);
 
     await h.client.logistics.updateSandboxTrackNumber(row.svcOrderId!, "SBX-0001");
     await h.settle();
-    let f = h.shop.fulfillments(h.shopDomain, placed.shopOrderId);
+    f = h.shop.fulfillments(h.shopDomain, placed.shopOrderId);
     expect(f).toHaveLength(1);
     expect(f[0]!.tracking[0]!.number).toBe("SBX-0001");
     expect((await h.row(placed.legacyId)).state).toBe("FULFILLED");
@@ -71,7 +78,7 @@ describe("unconnected lines", () => {
     await enqueue(prisma, { kind: JOB.reconcile, idempotencyKey: "reconcile-after-connect" });
     await h.settle();
     row = await h.row(placed.legacyId);
-    expect(row.state).toBe("PAID");
+    expect(row.state).toBe("FULFILLED");
     expect(opCalls(h, "createOrderV3")).toBe(creates + 1);
     expect(h.svc.order(row.svcOrderId!)!.lines).toHaveLength(2);
   });
@@ -90,7 +97,7 @@ describe("unconnected lines", () => {
     await h.settle();
     row = await h.row(placed.legacyId);
     expect(row.svcOrderId).toMatch(/^SO/);
-    expect(row.state).toBe("PAID");
+    expect(row.state).toBe("FULFILLED");
     expect(row.timeline.some((t) => t.step === "connected")).toBe(true);
     await updateSettings(prisma, h.shopDomain, { unconnectedLines: "hold" });
   });
@@ -110,6 +117,6 @@ describe("fraud risk", () => {
     expect(r.ok).toBe(true);
     await h.settle();
     row = await h.row(placed.legacyId);
-    expect(row.state).toBe("PAID");
+    expect(row.state).toBe("FULFILLED");
   });
 });
