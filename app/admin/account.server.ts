@@ -3,6 +3,7 @@
  * through the authorization-code flow, disconnect, register the service webhooks, and a status
  * in which every secret is masked.
  */
+import { balanceSeen } from "../fulfilment/recheck.server";
 import type { PrismaClient, SvcAccount } from "@prisma/client";
 import { config } from "../config.server";
 import { decryptSecret, maskSecret } from "../crypto.server";
@@ -113,9 +114,12 @@ export async function balanceOf(
   shop: string,
 ): Promise<{ amount: string | null; error: string | null }> {
   try {
-    const client = await clientForShop(db, shop);
-    if (!client) return { amount: null, error: "Not connected" };
+    const account = await accountOf(db, shop);
+    if (!account) return { amount: null, error: "Not connected" };
+    const client = await svcClientForAccount(account.id, { prisma: db, timeoutMs: 10_000 });
     const b = await client.payment.getBalance();
+    // Seen after a top-up: orders held for a short balance go on now.
+    await balanceSeen(db, account, String(b.amount), Date.now());
     return { amount: String(b.amount), error: null };
   } catch (error) {
     return { amount: null, error: describeSvcError(error) };

@@ -6,6 +6,7 @@
  * payloads and the service's store-flow fields carry those); the service gets the same.
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
+import { recheckHeld } from "../fulfilment/recheck.server";
 import { getSettings } from "../settings.server";
 import { legacyId, type ShopGateway } from "../shop/index.server";
 import {
@@ -73,6 +74,8 @@ export async function connectVariants(
     });
   });
   await db.$transaction(ops);
+  // Orders held for unmatched lines go on at once (the place step checks every line again).
+  await recheckHeld(db, shop, ["unconnected_lines"], `matched:${Date.now()}:${platformProductId}`);
   return variants.length;
 }
 

@@ -1,5 +1,6 @@
 /** The dashboard at a glance: the pipeline's counts, 14 days of orders, money, health, problems. */
 import type { PrismaClient } from "@prisma/client";
+import { getSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";
 import { accountStatus, balanceOf } from "./account.server";
 import { PROBLEM_STATES, stateCounts } from "./orders.server";
@@ -56,6 +57,8 @@ export async function dashboardData(db: PrismaClient, shop: string, now = Date.n
     account,
     balance,
     connections,
+    /** No shipping rule and no earlier single method: orders wait (onboarding asks). */
+    shippingUnset: await shippingUnset(db, shop),
     /** Shopify no longer accepts the app's access (background work waits): why, for the merchant. */
     authProblem: shopRow?.authProblem ?? null,
     problems: problems.map((p) => ({
@@ -66,4 +69,9 @@ export async function dashboardData(db: PrismaClient, shop: string, now = Date.n
       updatedAt: p.updatedAt.toISOString(),
     })),
   };
+}
+
+async function shippingUnset(db: PrismaClient, shop: string): Promise<boolean> {
+  const s = await getSettings(db, shop);
+  return s.shippingRules.length === 0 && !s.logisticName;
 }

@@ -2,11 +2,13 @@
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { cancelOrder, holdOrder, releaseOrder, retryOrder } from "../fulfilment/actions.server";
-import { productionDeps } from "../fulfilment/deps.server";
+import { type FulfilmentDeps, productionDeps } from "../fulfilment/deps.server";
+import { dismissProblem } from "../fulfilment/after-payment.server";
+import { requestPayment } from "../fulfilment/pay-now.server";
 import { parseForm } from "./forms.server";
 
 const actionForm = z.object({
-  intent: z.enum(["retry", "hold", "release", "cancel"], "Unknown action"),
+  intent: z.enum(["retry", "hold", "release", "cancel", "pay-now", "dismiss"], "Unknown action"),
   note: z.string().trim().max(200, "At most 200 characters").optional(),
 });
 
@@ -25,6 +27,13 @@ export async function orderAction(
   if (!parsed.ok) return { ok: false, intent, errors: parsed.errors };
   const deps = await productionDeps(db);
   const opts = { shopDomain: shop };
+  if (parsed.data.intent === "pay-now") return payNow(deps, shop, [orderId]);
+  if (parsed.data.intent === "dismiss") {
+    const d = await dismissProblem(deps, orderId, opts);
+    return d.ok
+      ? { ok: true, intent, message: "Marked as handled." }
+      : { ok: false, intent, errors: { form: d.error } };
+  }
   const r =
     parsed.data.intent === "retry"
       ? await retryOrder(deps, orderId, opts)
@@ -37,6 +46,56 @@ export async function orderAction(
   return {
     ok: true,
     intent,
-    message: `Done: the order is now ${r.state}.${r.note ? ` ${r.note}` : ""}`,
+    // A retry that places again says what happens next, not "done".
+    message:
+      parsed.data.intent === "retry" && r.state === "RECEIVED" && r.note
+        ? r.note
+        : `Done: the order is now ${r.state}.${r.note ? ` ${r.note}` : ""}`,
   };
+}
+
+async function payNow(
+  deps: FulfilmentDeps,
+  shop: string,
+  orderIds: string[],
+): Promise<OrderActionResult> {
+  const r = await requestPayment(deps, orderIds, { shopDomain: shop });
+  if (r.requested === 0) {
+    const why = r.refused[0]?.why ?? "not found";
+    return {
+      ok: false,
+      intent: "pay-now",
+      errors: {
+        form: `Nothing to pay: the order ${why}. Only orders created at the service and waiting for payment can be paid.`,
+      },
+    };
+  }
+  const left = r.refused.length ? ` ${r.refused.length} left out (not waiting for payment).` : "";
+  return {
+    ok: true,
+    intent: "pay-now",
+    message: `${r.requested} order${r.requested === 1 ? " is" : "s are"} being paid now.${left}`,
+  };
+}
+
+/** The bulk Pay now of the orders list: the selected order ids. */
+export async function payNowAction(
+  db: PrismaClient,
+  shop: string,
+  form: FormData,
+): Promise<OrderActionResult> {
+  if (form.get("intent") !== "pay-now") {
+    return {
+      ok: false,
+      intent: String(form.get("intent") ?? ""),
+      errors: { form: "Unknown action" },
+    };
+  }
+  const ids = form
+    .getAll("orderId")
+    .map(String)
+    .filter((x) => /^[\w-]{1,64}$/.test(x));
+  if (ids.length === 0)
+    return { ok: false, intent: "pay-now", errors: { form: "Select the orders to pay." } };
+  return payNow(await productionDeps(db), shop, ids);
 }

@@ -5,6 +5,10 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
+import { recheckHeld, SETTINGS_CAUSES } from "../fulfilment/recheck.server";
+import { quoteFor } from "../shipping/quote.server";
+import { EVERYWHERE, REGIONS, rulesSchema, type ShippingRule } from "../shipping/rules";
+import type { FreightOption } from "../svc/orders.server";
 import { type ShopSettings, getSettings, settingsSchema, updateSettings } from "../settings.server";
 import { svcClientForAccount, SvcNotFoundError, SvcParamError } from "../svc/index.server";
 import {
@@ -21,7 +25,15 @@ import {
 import { type FieldErrors, formObject, parseForm } from "./forms.server";
 
 export type SettingsActionResult =
-  | { ok: true; intent: string; message: string; warning?: string | null; redirectTo?: string }
+  | {
+      ok: true;
+      intent: string;
+      message: string;
+      warning?: string | null;
+      redirectTo?: string;
+      /** intent "quote": the methods offered for a destination. */
+      quote?: { to: string; from: string; options: FreightOption[] };
+    }
   | { ok: false; intent: string; errors: FieldErrors };
 
 export async function settingsPageData(db: PrismaClient, shop: string) {
@@ -63,7 +75,6 @@ const SETTINGS_FIELDS = [
   "autoPay",
   "payBatchSize",
   "payBatchWindowSeconds",
-  "logisticName",
   "fromCountryCode",
   "shopLogisticsType",
   "storageId",
@@ -96,6 +107,14 @@ const settingsForm = settingsSchema
       });
     }
   });
+
+/** "Settings saved; 2 held orders are checked again now". */
+function saved(intent: string, what: string, rechecked: number): SettingsActionResult {
+  const again = rechecked
+    ? `; ${rechecked} held order${rechecked === 1 ? " is" : "s are"} checked again now`
+    : "";
+  return { ok: true, intent, message: `${what}${again}` };
+}
 
 function fail(intent: string, errors: FieldErrors): SettingsActionResult {
   return { ok: false, intent, errors };
@@ -149,7 +168,47 @@ export async function settingsAction(
         if (warehouseError) return fail(intent, { storageId: warehouseError });
         const r = await updateSettings(db, shop, parsed.data);
         if (!r.ok) return fail(intent, r.errors);
-        return { ok: true, intent, message: "Settings saved" };
+        return saved(
+          intent,
+          "Settings saved",
+          await recheckHeld(db, shop, SETTINGS_CAUSES, `settings:${Date.now()}`),
+        );
+      }
+      case "save-shipping": {
+        const rules = parseRules(form.get("shippingRules"));
+        if (!rules.ok) return fail(intent, rules.errors);
+        const offered = await checkOffered(db, shop, rules.data);
+        if (offered) return fail(intent, offered);
+        const r = await updateSettings(db, shop, { shippingRules: rules.data });
+        if (!r.ok) return fail(intent, r.errors);
+        return saved(
+          intent,
+          "Shipping rules saved",
+          await recheckHeld(db, shop, SETTINGS_CAUSES, `shipping:${Date.now()}`),
+        );
+      }
+      case "save-fx": {
+        const rates = parseRates(String(form.get("fxRates") ?? ""));
+        if (typeof rates === "string") return fail(intent, { fxRates: rates });
+        const r = await updateSettings(db, shop, { fxRates: rates });
+        if (!r.ok) return fail(intent, { fxRates: Object.values(r.errors)[0] ?? "Not saved" });
+        return saved(
+          intent,
+          "Exchange rates saved",
+          await recheckHeld(db, shop, ["no_fx_rate"], `fx:${Date.now()}`),
+        );
+      }
+      case "quote": {
+        const parsed = parseForm(quoteForm, form);
+        if (!parsed.ok) return fail(intent, parsed.errors);
+        const q = await sampleQuote(db, shop, parsed.data.from, parsed.data.to);
+        if (typeof q === "string") return fail(intent, { quote: q });
+        return {
+          ok: true,
+          intent,
+          message: `${q.length} method${q.length === 1 ? "" : "s"} offered from ${parsed.data.from} to ${parsed.data.to}`,
+          quote: { ...parsed.data, options: q },
+        };
       }
       default:
         return fail(intent, { form: `Unknown action "${intent.slice(0, 40)}"` });
@@ -180,6 +239,139 @@ async function checkWarehouse(
     }
     return `The warehouse could not be checked: ${describeSvcError(error)}`;
   }
+}
+
+/** "EUR 1.0812" per line (also "EUR=1.0812"): USD per one unit; a clear error otherwise. */
+export function parseRates(text: string): Record<string, string> | string {
+  const out: Record<string, string> = {};
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+  if (lines.length > 50) return "At most 50 rates";
+  for (const line of lines) {
+    const m = /^([A-Za-z]{3})\s*[=:\s]\s*(\d{1,6}(?:\.\d{1,8})?)$/.exec(line);
+    if (!m || Number(m[2]) <= 0) {
+      return `"${line.slice(0, 40)}" is not a rate: write the currency code and the USD for one unit, e.g. EUR 1.0812`;
+    }
+    const code = m[1]!.toUpperCase();
+    if (code === "USD") return "USD needs no rate";
+    if (out[code]) return `${code} is listed twice`;
+    out[code] = m[2]!;
+  }
+  return out;
+}
+
+const quoteForm = z.object({
+  from: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{2}$/, "A two-letter country code"),
+  to: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{2}$/, "A two-letter country code"),
+});
+
+/** The rules from the form's JSON field, with errors keyed `shippingRules.<i>.<field>`. */
+function parseRules(
+  value: FormDataEntryValue | null,
+): { ok: true; data: ShippingRule[] } | { ok: false; errors: FieldErrors } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(typeof value === "string" ? value : "");
+  } catch {
+    return {
+      ok: false,
+      errors: { shippingRules: "The shipping rules could not be read: try again." },
+    };
+  }
+  const parsed = rulesSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const errors: FieldErrors = {};
+  for (const issue of parsed.error.issues) {
+    errors[["shippingRules", ...issue.path].join(".")] ??= issue.message;
+  }
+  return { ok: false, errors };
+}
+
+/** A country a rule's methods are checked against: its own, its region's first, or the US. */
+function sampleDestination(to: string): string {
+  if (to === EVERYWHERE) return "US";
+  return REGIONS[to]?.countries[0] ?? to;
+}
+
+/**
+ * The methods the service offers from one country to another for up to three of the shop's
+ * matched variants (a stored quote when fresh), or a sentence saying why there is none.
+ */
+async function sampleQuote(
+  db: PrismaClient,
+  shop: string,
+  from: string,
+  to: string,
+): Promise<FreightOption[] | string> {
+  const account = await accountOf(db, shop);
+  if (!account) return "Connect a service account first: the methods come from its freight quote.";
+  const matched = await db.productConnection.findMany({
+    where: { shopDomain: shop },
+    select: { svcVid: true },
+    orderBy: { createdAt: "asc" },
+    take: 3,
+  });
+  if (matched.length === 0) {
+    return "Match a product on the Products page first: the methods offered depend on the products.";
+  }
+  try {
+    const q = await quoteFor(
+      {
+        prisma: db,
+        svcFor: (id) => svcClientForAccount(id, { prisma: db, timeoutMs: 8000 }),
+        clock: { now: Date.now },
+      },
+      account.id,
+      {
+        from,
+        to: sampleDestination(to),
+        products: matched.map((m) => ({ vid: m.svcVid, quantity: 1 })),
+      },
+    );
+    return q.options;
+  } catch (error) {
+    return `The service gave no freight quote: ${describeSvcError(error)}`;
+  }
+}
+
+/** Named methods and fallbacks the service does not offer on the rule's route (by field). */
+async function checkOffered(
+  db: PrismaClient,
+  shop: string,
+  rules: ShippingRule[],
+): Promise<FieldErrors | null> {
+  const errors: FieldErrors = {};
+  for (const [i, r] of rules.entries()) {
+    const names = [
+      ...(r.strategy === "named" && r.method ? [["method", r.method] as const] : []),
+      ...r.fallbacks.map((f) => ["fallbacks", f] as const),
+    ];
+    if (names.length === 0) continue;
+    const dest = sampleDestination(r.to);
+    const q = await sampleQuote(db, shop, r.from, r.to);
+    if (typeof q === "string") {
+      errors[`shippingRules.${i}.${names[0]![0]}`] = q;
+      continue;
+    }
+    for (const [field, name] of names) {
+      const key = `shippingRules.${i}.${field}`;
+      if (errors[key] || q.some((o) => o.logisticName.toLowerCase() === name.toLowerCase()))
+        continue;
+      errors[key] =
+        `${name} is not offered from ${r.from} to ${dest}. Offered: ${q.map((o) => o.logisticName).join(", ") || "nothing"}.`;
+    }
+  }
+  return Object.keys(errors).length ? errors : null;
 }
 
 export { formObject };

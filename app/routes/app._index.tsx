@@ -39,6 +39,20 @@ export default function Dashboard() {
             </Banner>
           </Layout.Section>
         ) : null}
+        {d.shippingUnset ? (
+          <Layout.Section>
+            <Banner
+              tone="warning"
+              title="Shipping is not set up"
+              action={{ content: "Set up shipping", url: "/app/settings" }}
+            >
+              <Text as="p">
+                Orders wait until a shipping rule says how their method is chosen. One rule for
+                every destination is enough to start.
+              </Text>
+            </Banner>
+          </Layout.Section>
+        ) : null}
         {!account.connected ? (
           <Layout.Section>
             <Card>

@@ -26,9 +26,12 @@ import { requireAdmin } from "../admin/context.server";
 import { orderAction } from "../admin/order-actions.server";
 import { orderDetail, proofOfDelivery } from "../admin/orders.server";
 import { FormStatus, type ActionData } from "../components/FormStatus";
+import { RepairCard, type RepairData } from "../components/RepairCard";
+import { repairAction, repairCardData } from "../repair/page.server";
 import { SandboxCard, ShipButton } from "../components/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
 import { formatDateTime } from "../components/format";
+import { itemsTotal, rateText } from "../fx/format";
 import { prisma } from "../db.server";
 
 export const loader = async ({ request, params }: LoaderFunctionArgs) => {
@@ -41,12 +44,17 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
         ...new Set(order.shipments.map((s) => s.svcOrderId).concat(order.svcOrderId ?? [])),
       ])
     : { links: [], error: null };
-  return { order, pod, sandbox };
+  const repair = await repairCardData(prisma, shop, order.id);
+  return { order, pod, sandbox, repair };
 };
 
 export const action = async ({ request, params }: ActionFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  return orderAction(prisma, shop, params.id ?? "", await request.formData());
+  const form = await request.formData();
+  if (String(form.get("intent")).startsWith("repair")) {
+    return repairAction(prisma, shop, params.id ?? "", form);
+  }
+  return orderAction(prisma, shop, params.id ?? "", form);
 };
 
 const ACTIONS = [
@@ -57,7 +65,7 @@ const ACTIONS = [
 ] as const;
 
 export default function OrderPage() {
-  const { order, pod, sandbox } = useLoaderData<typeof loader>();
+  const { order, pod, sandbox, repair } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>() as ActionData;
   const busy = useNavigation().state !== "idle";
   const revalidator = useRevalidator();
@@ -94,7 +102,12 @@ export default function OrderPage() {
                 tone={order.state === "FAILED" || order.flag ? "critical" : "warning"}
                 title={order.state === "HELD" ? "Held" : "Needs attention"}
               >
-                <p>{order.flag ?? order.reasonMessage}</p>
+                <p>{order.reasonMessage ?? order.flag}</p>
+                {order.flag ? (
+                  <Text as="p" tone="subdued">
+                    Problem: {order.flag}
+                  </Text>
+                ) : null}
                 {order.reasonCode ? (
                   <Text as="p" tone="subdued">
                     Reason code: {order.reasonCode}
@@ -108,6 +121,22 @@ export default function OrderPage() {
                   Actions
                 </Text>
                 <InlineStack gap="200">
+                  {order.state === "CREATED" && order.svcOrderId && !order.payRequestedAt ? (
+                    <Form method="post">
+                      <input type="hidden" name="intent" value="pay-now" />
+                      <Button submit variant="primary" disabled={busy}>
+                        {`Pay now${order.amount ? ` (${order.amount} USD)` : ""}`}
+                      </Button>
+                    </Form>
+                  ) : null}
+                  {order.flag ? (
+                    <Form method="post">
+                      <input type="hidden" name="intent" value="dismiss" />
+                      <Button submit disabled={busy}>
+                        Mark as handled
+                      </Button>
+                    </Form>
+                  ) : null}
                   {ACTIONS.map((a) => (
                     <Form method="post" key={a.intent}>
                       <input type="hidden" name="intent" value={a.intent} />
@@ -123,6 +152,7 @@ export default function OrderPage() {
                 </InlineStack>
               </BlockStack>
             </Card>
+            {repair ? <RepairCard data={repair as RepairData} result={result} /> : null}
             {sandbox ? (
               <SandboxCard>
                 <ShipButton orderId={order.id} />
@@ -234,15 +264,25 @@ export default function OrderPage() {
             <Card padding="0">
               <KeyboardDataTable
                 label="Order lines"
-                columnContentTypes={["text", "text", "numeric", "numeric", "text"]}
-                headings={["Item", "SKU", "Quantity", "Unit price", "Catalog variant"]}
+                columnContentTypes={["text", "text", "numeric", "numeric", "numeric", "text"]}
+                headings={[
+                  "Item",
+                  "SKU",
+                  "Quantity",
+                  `Unit price (${order.currency ?? "shop"})`,
+                  "Sent to the service (USD)",
+                  "Catalog variant",
+                ]}
                 rows={order.lines.map((l) => [
                   l.variantTitle ? `${l.title} — ${l.variantTitle}` : l.title,
                   l.sku ?? "—",
                   l.quantity,
                   l.unitPrice,
+                  l.unitPriceUsd ?? (order.currency === "USD" ? l.unitPrice : "—"),
                   l.svcVid ?? "not connected",
                 ])}
+                totals={["", "", "", itemsTotal(order.lines), "", ""]}
+                totalsName={{ singular: "Items total", plural: "Items total" }}
               />
             </Card>
           </BlockStack>
@@ -271,7 +311,15 @@ export default function OrderPage() {
                 </Text>
                 <Facts
                   items={[
-                    ["Amount", order.amount ? `${order.amount} ${order.currency ?? ""}` : "—"],
+                    // The service's money is USD; the shop's prices stay in its currency.
+                    ["Service cost (USD)", order.amount ? `${order.amount} USD` : "—"],
+                    [
+                      "Shipping",
+                      order.logisticName
+                        ? `${order.logisticName}${order.shippingCost ? ` (${order.shippingCost} USD)` : ""}`
+                        : "—",
+                    ],
+                    ["Exchange rate", rateText(order)],
                     ["Paid", order.paidAt ? formatDateTime(order.paidAt) : "not yet"],
                     [
                       "Batch",

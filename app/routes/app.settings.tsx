@@ -17,8 +17,10 @@ import {
 import { useEffect, useState } from "react";
 import { requireAdmin } from "../admin/context.server";
 import { settingsAction, settingsPageData } from "../admin/settings-page.server";
-import { type ActionData, FormStatus, fieldError } from "../components/FormStatus";
+import { ConfirmSubmit } from "../components/ConfirmSubmit";
+import { type ActionData, FormStatus, fieldError, useKeptValues } from "../components/FormStatus";
 import { formatDateTime } from "../components/format";
+import { type RuleRow, ShippingRules } from "../components/ShippingRules";
 import { prisma } from "../db.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
@@ -54,6 +56,22 @@ export default function Settings() {
           description="The service tells the app about orders and tracking through webhooks."
         >
           <WebhookCard data={data} result={result} />
+        </Layout.AnnotatedSection>
+        <Layout.AnnotatedSection
+          title="Shipping"
+          description="How each order's shipping method is chosen from the service's freight quote, per destination. The most specific rule wins: a country, then a region, then the rule for every other destination."
+        >
+          <ShippingRules
+            rules={data.settings.shippingRules as RuleRow[]}
+            legacyMethod={data.settings.logisticName}
+            result={result}
+          />
+        </Layout.AnnotatedSection>
+        <Layout.AnnotatedSection
+          title="Exchange rates"
+          description="Prices go to the service in US dollars. Rates come from the European Central Bank's daily reference rates; a rate you set here wins."
+        >
+          <FxRatesCard rates={data.settings.fxRates} result={result} />
         </Layout.AnnotatedSection>
         <Layout.AnnotatedSection
           title="Orders and payment"
@@ -109,12 +127,16 @@ function ConnectionCard({ data, result }: { data: Data; result: ActionData }) {
                 `unknown (${balance?.error ?? "not connected"})`
               )}
             </Text>
-            <Form method="post">
-              <Intent value="disconnect" />
-              <Button submit tone="critical" disabled={busy}>
-                Disconnect
-              </Button>
-            </Form>
+            <ConfirmSubmit
+              intent="disconnect"
+              label="Disconnect"
+              title="Disconnect from the service?"
+              tone="critical"
+            >
+              New orders wait (held) until an account is connected again; orders already at the
+              service stop being paid and tracked by the app. The service webhooks are cancelled and
+              the stored keys and tokens are deleted.
+            </ConfirmSubmit>
           </BlockStack>
         ) : (
           <BlockStack gap="300">
@@ -156,22 +178,33 @@ function ConnectionCard({ data, result }: { data: Data; result: ActionData }) {
             ) : null}
           </BlockStack>
         )}
-        <Form method="post">
-          <Intent value="set-sandbox" />
-          <input type="hidden" name="sandbox" value={String(!settings.sandbox)} />
-          <InlineStack gap="200" blockAlign="center">
-            <Text as="span">
-              Sandbox orders are{" "}
-              <Text as="span" fontWeight="semibold">
-                {settings.sandbox ? "on" : "off"}
-              </Text>{" "}
-              (with sandbox on, orders are placed as tests and nothing is charged).
-            </Text>
-            <Button submit disabled={busy}>
-              {settings.sandbox ? "Turn sandbox off" : "Turn sandbox on"}
-            </Button>
-          </InlineStack>
-        </Form>
+        <InlineStack gap="200" blockAlign="center">
+          <Text as="span">
+            Sandbox orders are{" "}
+            <Text as="span" fontWeight="semibold">
+              {settings.sandbox ? "on" : "off"}
+            </Text>{" "}
+            (with sandbox on, orders are placed as tests and nothing is charged).
+          </Text>
+          {settings.sandbox ? (
+            <ConfirmSubmit
+              intent="set-sandbox"
+              fields={{ sandbox: "false" }}
+              label="Turn sandbox off"
+              title="Turn sandbox off: real orders, real money?"
+            >
+              From now on orders are placed for real and paid from the service balance.
+            </ConfirmSubmit>
+          ) : (
+            <Form method="post">
+              <Intent value="set-sandbox" />
+              <input type="hidden" name="sandbox" value="true" />
+              <Button submit disabled={busy}>
+                Turn sandbox on
+              </Button>
+            </Form>
+          )}
+        </InlineStack>
       </BlockStack>
     </Card>
   );
@@ -217,8 +250,7 @@ function WebhookCard({ data, result }: { data: Data; result: ActionData }) {
 }
 
 function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
-  const [s, setS] = useState(data.settings);
-  useEffect(() => setS(data.settings), [data.settings]);
+  const [s, setS] = useKeptValues(data.settings, result, "save-settings");
   const busy = useNavigation().state !== "idle";
   const err = (f: string) => fieldError(result, "save-settings", f);
   const set =
@@ -291,25 +323,15 @@ function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
               {...num("payBatchWindowSeconds")}
             />
           </FormLayout.Group>
-          <FormLayout.Group>
-            <TextField
-              label="Logistics name"
-              name="logisticName"
-              autoComplete="off"
-              value={s.logisticName}
-              onChange={set("logisticName")}
-              helpText="The service's logistics method, e.g. SvcPacket Ordinary"
-              error={err("logisticName")}
-            />
-            <TextField
-              label="Origin country"
-              name="fromCountryCode"
-              autoComplete="off"
-              value={s.fromCountryCode}
-              onChange={set("fromCountryCode")}
-              error={err("fromCountryCode")}
-            />
-          </FormLayout.Group>
+          <TextField
+            label="Origin country of product connections"
+            name="fromCountryCode"
+            autoComplete="off"
+            value={s.fromCountryCode}
+            onChange={set("fromCountryCode")}
+            helpText="Where matched products ship from by default (each shipping rule names its own origin)"
+            error={err("fromCountryCode")}
+          />
           <Select
             label="Warehouse mode"
             name="shopLogisticsType"
@@ -366,6 +388,38 @@ function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
           />
           <Button submit variant="primary" disabled={busy}>
             Save settings
+          </Button>
+        </FormLayout>
+      </Form>
+    </Card>
+  );
+}
+
+function FxRatesCard({ rates, result }: { rates: Record<string, string>; result: ActionData }) {
+  const saved = Object.entries(rates)
+    .map(([c, r]) => `${c} ${r}`)
+    .join("\n");
+  const [text, setText] = useKeptValues(saved, result, "save-fx");
+  const busy = useNavigation().state !== "idle";
+  return (
+    <Card>
+      <Form method="post">
+        <Intent value="save-fx" />
+        <FormLayout>
+          <FormStatus data={result} intent="save-fx" />
+          <TextField
+            label="Your own rates (USD for one unit)"
+            name="fxRates"
+            autoComplete="off"
+            multiline={3}
+            value={text}
+            onChange={setText}
+            placeholder="EUR 1.0812"
+            helpText="One per line. Leave empty to use the reference rates only."
+            error={fieldError(result, "save-fx", "fxRates")}
+          />
+          <Button submit disabled={busy}>
+            Save exchange rates
           </Button>
         </FormLayout>
       </Form>

@@ -120,6 +120,9 @@ describe("settings", () => {
     expect(Object.keys(r.errors!).sort()).toEqual(
       ["fromCountryCode", "iossNumber", "payBatchSize", "reviewWindowMinutes"].sort(),
     );
+    // Plain sentences, not the validator's wording.
+    expect(r.errors!.reviewWindowMinutes).toBe("0 or more minutes");
+    expect(r.errors!.payBatchSize).toBe("At most 100 orders (the service's limit per batch)");
     const after = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
     expect(after.settings).toEqual(before.settings);
     expect(after.updatedAt).toEqual(before.updatedAt);

@@ -197,6 +197,24 @@ describe("the sandbox in a browser", () => {
     await page.getByText("Connected to the service").waitFor();
     await page.getByText("Registered", { exact: true }).waitFor();
     await page.getByText(/Balance:\s*500(\.00)? USD/).waitFor();
+    // Disconnect asks first; Cancel keeps the account.
+    await page.getByRole("button", { name: "Disconnect" }).click();
+    await page.getByText("Disconnect from the service?").waitFor();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.getByText("Disconnect from the service?").waitFor({ state: "detached" });
+    await page.getByText(/Balance:\s*500(\.00)? USD/).waitFor();
+    // A refused save keeps what was typed, with the error by the field.
+    const review = page.getByLabel("Review window (minutes)");
+    await review.fill("99999");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page
+      .getByText(/too big|at most|less than or equal/i)
+      .first()
+      .waitFor();
+    await expect.poll(() => review.inputValue()).toBe("99999");
+    await review.fill("0");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved").waitFor();
     await expectNoSecrets();
     await shot("03-settings-connected");
   });
@@ -210,7 +228,22 @@ describe("the sandbox in a browser", () => {
     await shot("04-products-matched");
   });
 
-  it("places a test customer order and sees it paid", async () => {
+  it("offers shipping methods from the service's freight quote, with price and days", async () => {
+    await page.getByRole("link", { name: "Settings" }).first().click();
+    await page.getByRole("heading", { name: "Settings" }).waitFor();
+    await page.getByRole("button", { name: "Show methods" }).first().click();
+    await page
+      .getByText(/Offered from CN to /)
+      .first()
+      .waitFor();
+    await page
+      .getByText(/Express Air: \d+\.\d\d USD, \d+–\d+ days/)
+      .first()
+      .waitFor();
+    await shot("04b-settings-shipping");
+  });
+
+  it("places a test customer order and sees it paid, then tracked with a sandbox test number", async () => {
     await page.getByRole("link", { name: "Orders" }).first().click();
     await page.getByRole("button", { name: "Place a test customer order" }).click();
     await page.getByText(/Test order #\d+ placed/).waitFor();
@@ -218,7 +251,9 @@ describe("the sandbox in a browser", () => {
     await link.waitFor();
     await link.click();
     await page.getByRole("heading", { name: /^Order #\d+/ }).waitFor();
-    await page.locator('[data-order-state="PAID"]').waitFor({ timeout: 90_000 });
+    // Sandbox: once paid, the app sets a test tracking number (sandbox/updateTrackNumber).
+    await page.locator('[data-order-state="FULFILLED"]').waitFor({ timeout: 90_000 });
+    await page.locator('[data-tracking^="SBX-"]').waitFor({ timeout: 30_000 });
     await shot("05-order-paid");
   });
 
@@ -238,6 +273,18 @@ describe("the sandbox in a browser", () => {
     await page.getByText("Account connected").waitFor();
     await expectNoSecrets();
     await shot("07-dashboard");
+  });
+
+  it("offers Pay now on a selection of orders, with a confirmation", async () => {
+    await page.getByRole("link", { name: "Orders" }).first().click();
+    await page.getByRole("heading", { name: "Orders" }).waitFor();
+    await page.locator("[data-order-link]").first().waitFor();
+    await page.getByRole("checkbox").nth(1).check({ force: true });
+    await page.getByRole("button", { name: "Pay now", exact: true }).first().click();
+    // Paid sandbox orders do not wait for payment: the confirmation says so, nothing is sent.
+    await page.getByText(/None of the selected orders waits for payment/).waitFor();
+    await shot("07b-orders-pay-now");
+    await page.getByRole("button", { name: "Keep waiting" }).click();
   });
 
   it("holds an order whose customer data Shopify withholds, and says which access is missing", async () => {
