@@ -26,29 +26,44 @@ export async function orderAction(
   const intent = String(form.get("intent") ?? "");
   if (!parsed.ok) return { ok: false, intent, errors: parsed.errors };
   const deps = await productionDeps(db);
-  const opts = { shopDomain: shop };
   if (parsed.data.intent === "pay-now") return payNow(deps, shop, [orderId]);
   if (parsed.data.intent === "dismiss") {
-    const d = await dismissProblem(deps, orderId, opts);
+    const d = await dismissProblem(deps, orderId, { shopDomain: shop });
     return d.ok
       ? { ok: true, intent, message: "Marked as handled." }
       : { ok: false, intent, errors: { form: d.error } };
   }
+  const r = await runOrderAction(deps, shop, orderId, parsed.data.intent, parsed.data.note);
+  return r.ok
+    ? { ok: true, intent, message: r.message }
+    : { ok: false, intent, errors: { form: r.error } };
+}
+
+export type SingleIntent = "retry" | "hold" | "release" | "cancel";
+
+/** One order's Retry, Hold, Release or Cancel (the order page, and bulk runs, one by one). */
+export async function runOrderAction(
+  deps: FulfilmentDeps,
+  shop: string,
+  orderId: string,
+  intent: SingleIntent,
+  note?: string,
+): Promise<{ ok: true; message: string } | { ok: false; error: string }> {
+  const opts = { shopDomain: shop };
   const r =
-    parsed.data.intent === "retry"
+    intent === "retry"
       ? await retryOrder(deps, orderId, opts)
-      : parsed.data.intent === "hold"
-        ? await holdOrder(deps, orderId, { ...opts, note: parsed.data.note })
-        : parsed.data.intent === "release"
+      : intent === "hold"
+        ? await holdOrder(deps, orderId, { ...opts, note })
+        : intent === "release"
           ? await releaseOrder(deps, orderId, opts)
           : await cancelOrder(deps, { orderId }, { ...opts, source: "merchant" });
-  if (!r.ok) return { ok: false, intent, errors: { form: r.error } };
+  if (!r.ok) return { ok: false, error: r.error };
   return {
     ok: true,
-    intent,
     // A retry that places again says what happens next, not "done".
     message:
-      parsed.data.intent === "retry" && r.state === "RECEIVED" && r.note
+      intent === "retry" && r.state === "RECEIVED" && r.note
         ? r.note
         : `Done: the order is now ${r.state}.${r.note ? ` ${r.note}` : ""}`,
   };

@@ -52,7 +52,7 @@ export async function retryOrder(
   }
   if (o.svcOrderId || o.placedAt) return resumeCreated(deps, o, "retry", "Retry by the merchant.");
   // Nothing fixed: say what still holds it, change nothing.
-  const still = await stillHeld(db, o);
+  const still = await stillHeld(db, o, deps.clock.now());
   if (still) return { ok: false, error: still };
   await placeAgain(deps, o, "retry", "Retry by the merchant: the order is placed again.");
   return {

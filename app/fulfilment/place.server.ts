@@ -7,6 +7,7 @@
  */
 import type { ShopOrder as OrderRow, ShopOrderLine as LineRow } from "@prisma/client";
 import { z } from "zod";
+import { orderFacts } from "./order-facts";
 import type { Db } from "../jobs/queue.server";
 import { addLogContext } from "../log-context.server";
 import { getSettings, type ShopSettings } from "../settings.server";
@@ -105,6 +106,7 @@ export async function receiveShopOrder(
       isSandbox: settings.sandbox,
       currency: p.currency ?? null,
       customerId: p.customer?.id ?? null,
+      ...orderFacts(p),
     },
   });
   await addTimeline(db, order.id, {

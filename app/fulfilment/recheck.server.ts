@@ -58,10 +58,17 @@ export const SETTINGS_CAUSES: ReasonCode[] = [
  */
 export async function stillHeld(
   db: Db,
-  o: Pick<OrderRow, "id" | "shopDomain" | "state" | "reasonCode">,
+  o: Pick<OrderRow, "id" | "shopDomain" | "state" | "reasonCode"> &
+    Partial<Pick<OrderRow, "placeAfter">>,
+  now: number = Date.now(),
 ): Promise<string | null> {
   if (o.state !== "HELD") return null;
   switch (o.reasonCode) {
+    case "review_window":
+      // Retry does not cut the review window short; Release does.
+      return o.placeAfter && o.placeAfter.getTime() > now
+        ? `Still held: the review window ends at ${o.placeAfter.toISOString().slice(0, 16).replace("T", " ")} UTC. Release it to send it now.`
+        : null;
     case "paused":
       return (await getSettings(db, o.shopDomain)).paused
         ? "Still held: the shop is paused in Settings. Resume it and the order goes on."

@@ -3,13 +3,14 @@
  * database is committed with their completion (`ctx.commit`), so a rerun after a crash finds
  * either nothing done or everything done.
  */
-import type { Prisma } from "@prisma/client";
+import { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { svcAccountHandlers, svcAccountRecurringJobs } from "../svc-account/jobs.server";
 import { releaseAccount } from "../svc-account/webhooks.server";
 import { payloadId } from "../webhooks/ids.server";
 import { jobKindFor } from "../webhooks/intake.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "./bulk-connect.server";
+import { BULK_ORDERS_JOB, bulkOrdersHandler } from "../admin/bulk-orders.server";
 import { productionDeps } from "../fulfilment/deps.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
@@ -136,13 +137,19 @@ export const handlers: Record<string, JobHandler> = {
         data: { payload: { customer: { id: customer.id }, orders_to_redact } },
       });
       result.eventsRedacted = found.length;
-      // The pipeline keeps no address; it keeps the customer id on the order rows.
+      // The order rows keep the customer id, name and email (for the merchant's search) and
+      // the merchant's address corrections.
       const orders = await tx.shopOrder.updateMany({
         where: {
           shopDomain: event.shopDomain,
           OR: [{ customerId: customer.id }, { shopifyOrderId: { in: orders_to_redact } }],
         },
-        data: { customerId: null },
+        data: {
+          customerId: null,
+          customerName: null,
+          customerEmail: null,
+          recipient: Prisma.DbNull,
+        },
       });
       result.ordersRedacted = orders.count;
     }, result);
@@ -231,6 +238,7 @@ export const handlers: Record<string, JobHandler> = {
   [jobKindFor("svc", "STOCK")]: acknowledgeOnly,
 
   [BULK_CONNECT_JOB]: bulkConnectHandler,
+  [BULK_ORDERS_JOB]: bulkOrdersHandler(),
 
   ...svcAccountHandlers(),
 

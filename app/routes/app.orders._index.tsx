@@ -11,93 +11,125 @@ import {
 import {
   Banner,
   BlockStack,
+  Box,
   Button,
   Card,
-  EmptyState,
   IndexTable,
   InlineStack,
   Page,
   Pagination,
+  ProgressBar,
   Select,
   Text,
+  TextField,
+  useBreakpoints,
   useIndexResourceState,
 } from "@shopify/polaris";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
+import { latestBulkRun, startBulkRun } from "../admin/bulk-orders.server";
 import { requireAdmin } from "../admin/context.server";
-import { ORDER_STATES } from "../admin/order-states";
-import { payNowAction } from "../admin/order-actions.server";
-import { listOrders } from "../admin/orders.server";
+import { BULK_INTENTS, BULK_LABELS, type BulkIntent, fits } from "../admin/order-fit";
+import { listOrders, type OrderView } from "../admin/orders.server";
 import { FormStatus, type ActionData } from "../components/FormStatus";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
-import { STATE_LABELS, StateBadge } from "../components/StateBadge";
+import { StateBadge } from "../components/StateBadge";
+import { useSubmitOnce } from "../components/SubmitOnce";
 import { formatDateTime } from "../components/format";
 import { prisma } from "../db.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop, sandbox } = await requireAdmin(request);
   const search = new URL(request.url).searchParams;
-  return { ...(await listOrders(prisma, shop, search)), sandbox };
+  const [list, bulk] = await Promise.all([
+    listOrders(prisma, shop, search),
+    latestBulkRun(prisma, shop),
+  ]);
+  return { ...list, bulk, sandbox };
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  return payNowAction(prisma, shop, await request.formData());
+  const r = await startBulkRun(prisma, shop, await request.formData());
+  return r.ok
+    ? { ok: true as const, intent: "bulk", message: r.message }
+    : { ok: false as const, intent: "bulk", errors: r.errors };
 };
 
-const TABS = ["ALL", "PROBLEMS", ...ORDER_STATES] as const;
+/** The work queue's tabs: what the merchant has to do, in the order of the pipeline. */
+const VIEWS: Array<{ id: OrderView; label: string }> = [
+  { id: "all", label: "All" },
+  { id: "attention", label: "Needs attention" },
+  { id: "to_place", label: "To place" },
+  { id: "awaiting_payment", label: "Awaiting payment" },
+  { id: "awaiting_shipment", label: "Awaiting shipment" },
+  { id: "shipped", label: "Shipped" },
+  { id: "completed", label: "Completed" },
+  { id: "cancelled", label: "Cancelled" },
+];
+
+const SORTS = [
+  { label: "Newest first", value: "newest" },
+  { label: "Oldest first", value: "oldest" },
+  { label: "Recently updated", value: "updated" },
+];
+
+function money(value: string | null, currency: string | null): string {
+  return value ? `${value} ${currency ?? ""}`.trim() : "—";
+}
+
+type Row = ReturnType<typeof useLoaderData<typeof loader>>["orders"][number];
 
 export default function Orders() {
   const data = useLoaderData<typeof loader>();
   const [params, setParams] = useSearchParams();
   const revalidator = useRevalidator();
-  // Orders move on their own (webhooks, jobs): refresh the list every few seconds.
+  const { smDown } = useBreakpoints();
+  const running = Boolean(data.bulk && !data.bulk.finished);
+  // Orders move on their own (webhooks, jobs): refresh every few seconds, faster while a bulk
+  // run works. A refresh keeps the selection (it is kept by order id).
   useEffect(() => {
-    const t = setInterval(() => {
-      if (revalidator.state === "idle" && document.visibilityState === "visible") {
-        revalidator.revalidate();
-      }
-    }, 4000);
+    const t = setInterval(
+      () => {
+        if (revalidator.state === "idle" && document.visibilityState === "visible") {
+          revalidator.revalidate();
+        }
+      },
+      running ? 1500 : 4000,
+    );
     return () => clearInterval(t);
-  }, [revalidator]);
-  const selected = data.filter.problems
-    ? 1
-    : data.filter.state
-      ? TABS.indexOf(data.filter.state)
-      : 0;
-  const tabs = TABS.map((t) => ({
-    id: t,
-    content:
-      t === "ALL"
-        ? "All"
-        : t === "PROBLEMS"
-          ? `Needs attention (${data.counts.HELD + data.counts.FAILED})`
-          : `${STATE_LABELS[t]} (${data.counts[t]})`,
-  }));
-  const onSelect = (i: number) => {
-    const t = TABS[i]!;
-    const next = new URLSearchParams();
-    if (t === "PROBLEMS") next.set("problems", "1");
-    else if (t !== "ALL") next.set("state", t);
-    setParams(next);
-  };
+  }, [revalidator, running]);
+
   const placed = params.get("placed");
   const result = useActionData<typeof action>() as ActionData;
-  const busy = useNavigation().state !== "idle";
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle";
   const { selectedResources, allResourcesSelected, handleSelectionChange, clearSelection } =
     useIndexResourceState(data.orders);
-  const [confirming, setConfirming] = useState(false);
-  const payable = data.orders.filter(
-    (o) => selectedResources.includes(o.id) && o.state === "CREATED" && o.svcOrderId,
-  );
-  const total = payable.reduce((a, o) => a + Math.round(Number(o.amount ?? 0) * 100), 0);
+  const selected = data.orders.filter((o) => selectedResources.includes(o.id));
+  const [confirming, setConfirming] = useState<BulkIntent | null>(null);
+  const once = useSubmitOnce(navigation.state === "submitting");
   useEffect(() => {
     if (result?.ok) {
-      setConfirming(false);
+      setConfirming(null);
       clearSelection();
+      once.renew();
     }
-  }, [result, clearSelection]);
+    // A new outcome only (clearSelection and renew are stable).
+  }, [result, clearSelection, once.renew]);
+
+  const view = (id: OrderView) => {
+    const next = new URLSearchParams(params);
+    next.delete("problems");
+    next.delete("state");
+    next.delete("page");
+    next.delete("placed");
+    if (id === "all") next.delete("view");
+    else next.set("view", id);
+    return `?${next.toString()}`;
+  };
+
   return (
-    <Page title="Orders">
+    <Page title="Orders" fullWidth>
       <BlockStack gap="400">
         {placed ? (
           <Banner tone="success">
@@ -113,77 +145,114 @@ export default function Orders() {
           </SandboxCard>
         ) : null}
         <FormStatus data={result} />
+        {data.bulk ? <BulkRunCard run={data.bulk} /> : null}
         {confirming ? (
-          <Banner
-            tone="warning"
-            title={
-              payable.length
-                ? `Pay ${payable.length} order${payable.length === 1 ? "" : "s"} now?`
-                : "Nothing to pay in this selection"
-            }
-            onDismiss={() => setConfirming(false)}
-          >
-            <BlockStack gap="200">
-              <Text as="p">
-                {payable.length
-                  ? `${(total / 100).toFixed(2)} USD from the service balance. Orders not waiting for payment are left out.`
-                  : "None of the selected orders waits for payment (only orders created at the service can be paid)."}
-              </Text>
-              <Form method="post">
-                <input type="hidden" name="intent" value="pay-now" />
-                {payable.map((o) => (
-                  <input key={o.id} type="hidden" name="orderId" value={o.id} />
-                ))}
-                <InlineStack gap="200">
-                  <Button submit variant="primary" disabled={busy || payable.length === 0}>
-                    Pay now
-                  </Button>
-                  <Button onClick={() => setConfirming(false)}>Keep waiting</Button>
-                </InlineStack>
-              </Form>
-            </BlockStack>
-          </Banner>
+          <BulkConfirm
+            intent={confirming}
+            selected={selected}
+            clientKey={once.key}
+            onSubmit={once.onSubmit}
+            busy={busy}
+            onClose={() => setConfirming(null)}
+          />
         ) : null}
         <Card padding="0">
-          {/* A labelled select, not Tabs: a dozen views overflow Polaris Tabs into a tablist
-              without tabs (axe: aria-required-children), and a select reads well on a phone. */}
-          <div style={{ padding: "12px 12px 4px" }}>
-            <Select
-              label="Show"
-              labelInline
-              options={tabs.map((t, i) => ({ label: t.content, value: String(i) }))}
-              value={String(selected)}
-              onChange={(v) => onSelect(Number(v))}
-            />
-          </div>
-          {selectedResources.length > 0 ? (
-            <div style={{ padding: "8px 12px" }}>
-              <InlineStack gap="200" blockAlign="center">
-                <Text as="span">{`${allResourcesSelected ? data.orders.length : selectedResources.length} selected`}</Text>
-                <Button onClick={() => setConfirming(true)} disabled={busy}>
-                  Pay now
+          <nav aria-label="Order views" style={{ overflowX: "auto" }}>
+            <ul
+              style={{
+                display: "flex",
+                gap: 4,
+                listStyle: "none",
+                margin: 0,
+                padding: "8px 8px 0",
+                whiteSpace: "nowrap",
+                borderBottom: "1px solid var(--p-color-border-secondary)",
+              }}
+            >
+              {VIEWS.map((v) => {
+                const active = data.filter.view === v.id;
+                return (
+                  <li key={v.id}>
+                    <Link
+                      to={view(v.id)}
+                      aria-current={active ? "page" : undefined}
+                      data-view={v.id}
+                      style={{
+                        display: "inline-block",
+                        padding: "8px 12px",
+                        color: "var(--p-color-text)",
+                        textDecoration: "none",
+                        fontWeight: active ? 650 : 450,
+                        borderBottom: active
+                          ? "2px solid var(--p-color-border-emphasis)"
+                          : "2px solid transparent",
+                      }}
+                    >
+                      {v.label} <span>({data.viewCounts[v.id]})</span>
+                    </Link>
+                  </li>
+                );
+              })}
+            </ul>
+          </nav>
+          <Box padding="300">
+            <FilterBar filter={data.filter} clearUrl={view(data.filter.view)} />
+          </Box>
+          {selected.length > 0 ? (
+            <Box paddingInline="300" paddingBlockEnd="300">
+              <InlineStack gap="200" blockAlign="center" wrap>
+                <Text as="span" fontWeight="semibold">{`${selected.length} selected`}</Text>
+                {BULK_INTENTS.map((intent) => {
+                  const n = selected.filter((o) => fits(intent, o)).length;
+                  return n > 0 ? (
+                    <Button
+                      key={intent}
+                      tone={intent === "cancel" ? "critical" : undefined}
+                      disabled={busy || running}
+                      onClick={() => setConfirming(intent)}
+                    >
+                      {`${BULK_LABELS[intent]} (${n})`}
+                    </Button>
+                  ) : null;
+                })}
+                <Button variant="plain" onClick={clearSelection}>
+                  Clear selection
                 </Button>
               </InlineStack>
-            </div>
+            </Box>
           ) : null}
           {data.orders.length === 0 ? (
-            <EmptyState heading="No orders here" image="">
-              <p>Orders appear as soon as the shop sends them.</p>
-            </EmptyState>
+            <Box padding="600">
+              <BlockStack gap="200" inlineAlign="center">
+                <Text as="h2" variant="headingMd">
+                  {data.filter.q || data.filter.from || data.filter.to
+                    ? "No orders match"
+                    : "No orders here"}
+                </Text>
+                <Text as="p" tone="subdued">
+                  {data.filter.q || data.filter.from || data.filter.to
+                    ? "Try another search or date range."
+                    : "Orders appear as soon as the shop sends them."}
+                </Text>
+              </BlockStack>
+            </Box>
           ) : (
             <IndexTable
               resourceName={{ singular: "order", plural: "orders" }}
               itemCount={data.orders.length}
               selectedItemsCount={allResourcesSelected ? "All" : selectedResources.length}
               onSelectionChange={handleSelectionChange}
+              condensed={smDown}
               headings={[
                 { title: "Order" },
+                { title: "Customer" },
                 { title: "State" },
                 { title: "Why" },
-                { title: "Service order" },
+                { title: "Shop total", alignment: "end" },
                 { title: "Service cost", alignment: "end" },
+                { title: "Shipping" },
+                { title: "Margin", alignment: "end" },
                 { title: "Tracking" },
-                { title: "Updated" },
               ]}
             >
               {data.orders.map((o, i) => (
@@ -193,42 +262,21 @@ export default function Orders() {
                   position={i}
                   selected={selectedResources.includes(o.id)}
                 >
-                  <IndexTable.Cell>
-                    <Link to={`/app/orders/${o.id}`} data-order-link={o.name}>
-                      <Text as="span" fontWeight="semibold">
-                        {o.name}
-                      </Text>
-                    </Link>
-                  </IndexTable.Cell>
-                  <IndexTable.Cell>
-                    <InlineStack gap="100">
-                      <StateBadge state={o.state} />
-                      {o.flag ? <StateBadge state="FAILED" /> : null}
-                    </InlineStack>
-                  </IndexTable.Cell>
-                  <IndexTable.Cell>
-                    <Text as="span" tone={o.state === "FAILED" ? "critical" : undefined}>
-                      {o.flag ? (o.reasonMessage ?? o.flag) : (o.reasonMessage ?? "")}
-                    </Text>
-                  </IndexTable.Cell>
-                  <IndexTable.Cell>{o.svcOrderId ?? "—"}</IndexTable.Cell>
-                  <IndexTable.Cell>
-                    <Text as="span" alignment="end" numeric>
-                      {o.amount ? `${o.amount} USD` : "—"}
-                    </Text>
-                  </IndexTable.Cell>
-                  <IndexTable.Cell>{o.trackNumber ?? "—"}</IndexTable.Cell>
-                  <IndexTable.Cell>{formatDateTime(o.updatedAt)}</IndexTable.Cell>
+                  {smDown ? <CondensedRow o={o} /> : <WideRow o={o} />}
                 </IndexTable.Row>
               ))}
             </IndexTable>
           )}
         </Card>
-        {data.pages > 1 ? (
-          <InlineStack align="center">
+        <InlineStack align="space-between" blockAlign="center">
+          <Text as="p" tone="subdued">
+            {`${data.total} order${data.total === 1 ? "" : "s"}`}
+          </Text>
+          {data.pages > 1 ? (
             <Pagination
               hasPrevious={data.filter.page > 1}
               hasNext={data.filter.page < data.pages}
+              label={`Page ${data.filter.page} of ${data.pages}`}
               onPrevious={() => {
                 const next = new URLSearchParams(params);
                 next.set("page", String(data.filter.page - 1));
@@ -240,9 +288,293 @@ export default function Orders() {
                 setParams(next);
               }}
             />
-          </InlineStack>
-        ) : null}
+          ) : null}
+        </InlineStack>
       </BlockStack>
     </Page>
+  );
+}
+
+type Filter = ReturnType<typeof useLoaderData<typeof loader>>["filter"];
+
+/** Search, dates and sort: a GET form (Enter searches), its fields kept as typed. */
+function FilterBar({ filter, clearUrl }: { filter: Filter; clearUrl: string }) {
+  const [q, setQ] = useState(filter.q);
+  const [from, setFrom] = useState(filter.from);
+  const [to, setTo] = useState(filter.to);
+  const [sort, setSort] = useState<string>(filter.sort);
+  useEffect(() => {
+    setQ(filter.q);
+    setFrom(filter.from);
+    setTo(filter.to);
+    setSort(filter.sort);
+  }, [filter.q, filter.from, filter.to, filter.sort]);
+  const filtered = filter.q || filter.from || filter.to;
+  const clear = new URLSearchParams(clearUrl.slice(1));
+  for (const k of ["q", "from", "to"]) clear.delete(k);
+  return (
+    <Form method="get" role="search" aria-label="Search and filter orders">
+      {filter.view !== "all" ? <input type="hidden" name="view" value={filter.view} /> : null}
+      <InlineStack gap="200" blockAlign="end" wrap>
+        <div style={{ flex: "1 1 260px" }}>
+          <TextField
+            label="Search"
+            name="q"
+            autoComplete="off"
+            value={q}
+            onChange={setQ}
+            placeholder="Order number, customer, email, service order, tracking number"
+          />
+        </div>
+        <TextField
+          label="From"
+          type="date"
+          name="from"
+          autoComplete="off"
+          value={from}
+          onChange={setFrom}
+        />
+        <TextField
+          label="To"
+          type="date"
+          name="to"
+          autoComplete="off"
+          value={to}
+          onChange={setTo}
+        />
+        <Select label="Sort" name="sort" options={SORTS} value={sort} onChange={setSort} />
+        <Button submit>Apply</Button>
+        {filtered ? <Button url={`?${clear.toString()}`}>Clear</Button> : null}
+      </InlineStack>
+    </Form>
+  );
+}
+
+function OrderLink({ o }: { o: Row }) {
+  return (
+    <Link to={`/app/orders/${o.id}`} data-order-link={o.name}>
+      <Text as="span" fontWeight="semibold">
+        {o.name}
+      </Text>
+    </Link>
+  );
+}
+
+function why(o: Row): string {
+  return o.flag ? (o.reasonMessage ?? o.flag) : (o.reasonMessage ?? "");
+}
+
+function Badges({ o }: { o: Row }) {
+  return (
+    <InlineStack gap="100" wrap={false}>
+      <StateBadge state={o.state} />
+      {o.flag ? <StateBadge state="FAILED" /> : null}
+    </InlineStack>
+  );
+}
+
+function WideRow({ o }: { o: Row }) {
+  const reason = why(o);
+  return (
+    <>
+      <IndexTable.Cell>
+        <BlockStack gap="050">
+          <OrderLink o={o} />
+          <Text as="span" variant="bodySm" tone="subdued">
+            {formatDateTime(o.createdAt)}
+          </Text>
+        </BlockStack>
+      </IndexTable.Cell>
+      <IndexTable.Cell>
+        <BlockStack gap="050">
+          <Text as="span">{o.customerName ?? "—"}</Text>
+          {o.customerEmail ? (
+            <Text as="span" variant="bodySm" tone="subdued">
+              {o.customerEmail}
+            </Text>
+          ) : null}
+        </BlockStack>
+      </IndexTable.Cell>
+      <IndexTable.Cell>
+        <Badges o={o} />
+      </IndexTable.Cell>
+      <IndexTable.Cell>
+        {/* A long reason is cut to two lines (the whole of it is on the order page). */}
+        <div
+          title={reason}
+          style={{
+            maxWidth: 320,
+            whiteSpace: "normal",
+            overflow: "hidden",
+            display: "-webkit-box",
+            WebkitLineClamp: 2,
+            WebkitBoxOrient: "vertical",
+          }}
+        >
+          <Text as="span" tone={o.state === "FAILED" || o.flag ? "critical" : undefined}>
+            {reason}
+          </Text>
+        </div>
+      </IndexTable.Cell>
+      <IndexTable.Cell>
+        <Text as="span" alignment="end" numeric>
+          {money(o.shopTotal, o.currency)}
+        </Text>
+      </IndexTable.Cell>
+      <IndexTable.Cell>
+        <Text as="span" alignment="end" numeric>
+          {money(o.amount, "USD")}
+        </Text>
+      </IndexTable.Cell>
+      <IndexTable.Cell>{o.logisticName ?? "—"}</IndexTable.Cell>
+      <IndexTable.Cell>
+        <Text
+          as="span"
+          alignment="end"
+          numeric
+          tone={o.margin && o.margin.startsWith("-") ? "critical" : undefined}
+        >
+          {money(o.margin, "USD")}
+        </Text>
+      </IndexTable.Cell>
+      <IndexTable.Cell>{o.trackNumber ?? "—"}</IndexTable.Cell>
+    </>
+  );
+}
+
+/** A phone's row: the order, its state and what matters most, stacked. */
+function CondensedRow({ o }: { o: Row }) {
+  const reason = why(o);
+  return (
+    <div style={{ padding: "12px 16px", width: "100%" }}>
+      <BlockStack gap="100">
+        <InlineStack align="space-between" blockAlign="center" gap="200">
+          <OrderLink o={o} />
+          <Badges o={o} />
+        </InlineStack>
+        <Text as="span" variant="bodySm" tone="subdued">
+          {`${o.customerName ?? "—"} · ${formatDateTime(o.createdAt)}`}
+        </Text>
+        <Text as="span" variant="bodySm">
+          {`Total ${money(o.shopTotal, o.currency)} · Cost ${money(o.amount, "USD")}${o.margin ? ` · Margin ${o.margin} USD` : ""}`}
+        </Text>
+        {o.trackNumber ? (
+          <Text as="span" variant="bodySm">{`Tracking ${o.trackNumber}`}</Text>
+        ) : null}
+        {reason ? (
+          <Text as="span" variant="bodySm" tone="critical" truncate>
+            {reason}
+          </Text>
+        ) : null}
+      </BlockStack>
+    </div>
+  );
+}
+
+/** What a bulk action will do to the selection, before it runs. */
+function BulkConfirm({
+  intent,
+  selected,
+  clientKey,
+  onSubmit,
+  busy,
+  onClose,
+}: {
+  intent: BulkIntent;
+  selected: Row[];
+  clientKey: string;
+  onSubmit: (e: React.FormEvent) => void;
+  busy: boolean;
+  onClose: () => void;
+}) {
+  const fitting = useMemo(() => selected.filter((o) => fits(intent, o)), [intent, selected]);
+  const left = selected.length - fitting.length;
+  const label = BULK_LABELS[intent];
+  const cost = fitting.reduce((a, o) => a + Math.round(Number(o.amount ?? 0) * 100), 0);
+  const n = fitting.length;
+  const orders = `${n} order${n === 1 ? "" : "s"}`;
+  return (
+    <Banner
+      tone={intent === "cancel" ? "critical" : "warning"}
+      title={`${label} ${orders}?`}
+      onDismiss={onClose}
+    >
+      <BlockStack gap="200">
+        <Text as="p">
+          {intent === "pay-now"
+            ? `${(cost / 100).toFixed(2)} USD from the service balance.`
+            : intent === "cancel"
+              ? "They leave the pipeline and are not sent to the service. This cannot be undone."
+              : intent === "hold"
+                ? "They stop where they are until you release them."
+                : intent === "release"
+                  ? "They go on at once (the review window and risk holds are skipped)."
+                  : "Each goes on from where it stopped; the results appear per order."}
+          {left > 0
+            ? ` ${left} selected order${left === 1 ? " does" : "s do"} not fit and ${left === 1 ? "is" : "are"} left out.`
+            : ""}
+        </Text>
+        <Form method="post" onSubmit={onSubmit}>
+          <input type="hidden" name="intent" value={intent} />
+          <input type="hidden" name="clientKey" value={clientKey} />
+          {fitting.map((o) => (
+            <input key={o.id} type="hidden" name="orderId" value={o.id} />
+          ))}
+          <InlineStack gap="200">
+            <Button
+              submit
+              variant="primary"
+              tone={intent === "cancel" ? "critical" : undefined}
+              disabled={busy || n === 0}
+            >
+              {`${label} ${orders}`}
+            </Button>
+            <Button onClick={onClose}>Back</Button>
+          </InlineStack>
+        </Form>
+      </BlockStack>
+    </Banner>
+  );
+}
+
+function BulkRunCard({
+  run,
+}: {
+  run: NonNullable<ReturnType<typeof useLoaderData<typeof loader>>["bulk"]>;
+}) {
+  const [open, setOpen] = useState(true);
+  const pct = run.total ? Math.round((run.done / run.total) * 100) : 100;
+  // Refused orders first: they are what the merchant has to look at.
+  const results = [...run.results].sort((a, b) => Number(a.ok) - Number(b.ok));
+  return (
+    <Card>
+      <BlockStack gap="200">
+        <InlineStack align="space-between" blockAlign="center">
+          <Text as="h2" variant="headingSm">
+            {run.finished
+              ? `${run.label}: ${run.done - run.failed} done, ${run.failed} refused`
+              : `${run.label}: ${run.done} of ${run.total} done…`}
+          </Text>
+          <Button variant="plain" onClick={() => setOpen(!open)}>
+            {open ? "Hide results" : "Show results"}
+          </Button>
+        </InlineStack>
+        <ProgressBar progress={pct} size="small" ariaLabelledBy={undefined} />
+        {open && results.length > 0 ? (
+          <div style={{ maxHeight: 240, overflowY: "auto" }}>
+            <ul aria-label="Results per order" style={{ margin: 0, paddingLeft: 18 }}>
+              {results.map((r) => (
+                <li key={r.orderId} data-bulk-result={r.name}>
+                  <Text as="span" tone={r.ok ? undefined : "critical"}>
+                    <Link to={`/app/orders/${r.orderId}`}>{r.name}</Link>
+                    {`: ${r.message}`}
+                  </Text>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+      </BlockStack>
+    </Card>
   );
 }

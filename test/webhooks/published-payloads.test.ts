@@ -402,9 +402,19 @@ describe("Shopify's documented example payloads through the real routes", () => 
     });
 
     it("customers/redact: that customer's orders and events lose their personal data", async () => {
-      await order("299938", { customerId: "191167" });
-      await order("280263", { customerId: "191167" });
-      await order("555", { customerId: "9" });
+      const john = {
+        customerId: "191167",
+        customerName: "John Smith",
+        customerEmail: "john@example.com",
+        recipient: { name: "John Smith", taxId: "123.456.789-00" },
+      };
+      await order("299938", john);
+      await order("280263", john);
+      await order("555", {
+        customerId: "9",
+        customerName: "Ann Lee",
+        customerEmail: "ann@example.com",
+      });
       await orderEvent("299938", "191167", "john@example.com");
       await orderEvent("555", "9", "ann@example.com");
       await orderEvent("299938", "191167", "john@example.com", OTHER);
@@ -421,6 +431,17 @@ describe("Shopify's documented example payloads through the real routes", () => 
       expect(mine).toContain("ann@example.com");
       expect(await prisma.shopOrder.count({ where: { customerId: "191167" } })).toBe(0);
       expect(await prisma.shopOrder.count({ where: { customerId: "9" } })).toBe(1);
+      // Names, emails and the merchant's address corrections on the order rows go too.
+      const rows = JSON.stringify(
+        await prisma.shopOrder.findMany({
+          where: { shopDomain: SHOP, shopifyOrderId: { not: "555" } },
+        }),
+      );
+      expect(rows).not.toContain("John Smith");
+      expect(rows).not.toContain("john@example.com");
+      expect(rows).not.toContain("123.456.789-00");
+      const ann = await prisma.shopOrder.findFirstOrThrow({ where: { shopifyOrderId: "555" } });
+      expect([ann.customerName, ann.customerEmail]).toEqual(["Ann Lee", "ann@example.com"]);
       // Another shop's data is not this request's business.
       expect(
         JSON.stringify(

@@ -79,16 +79,32 @@ export function webhookReference(): Record<string, WebhookReference> {
 }
 
 /**
- * The one place the published schema is loosened: products/update requires `image` to be an
+ * The two places the published schema is loosened. products/update requires `image` to be an
  * object, yet Shopify's own example (and every product without an image) sends `"image": null`.
+ * orders/* require the emails to be email addresses, yet an order can have none (a phone-only
+ * or POS customer), and without protected customer data access Shopify withholds them: null.
  */
+type Props = { properties?: Record<string, { type?: unknown; properties?: unknown }> };
+function nullable(schema: Props | undefined, key: string) {
+  const p = schema?.properties?.[key];
+  if (p && p.type !== undefined) p.type = [...new Set(["null", p.type].flat())];
+}
 function schemaOf(topic: string): Record<string, unknown> | undefined {
   const ref = webhookReference()[topic];
   if (!ref) return undefined;
-  if (topic !== "products/update") return ref.schema;
-  const schema = structuredClone(ref.schema) as { properties: Record<string, { type: unknown }> };
-  schema.properties.image!.type = ["null", "object"];
-  return schema;
+  if (topic === "products/update") {
+    const schema = structuredClone(ref.schema) as Props;
+    nullable(schema, "image");
+    return schema;
+  }
+  if (topic.startsWith("orders/")) {
+    const schema = structuredClone(ref.schema) as Props;
+    nullable(schema, "email");
+    nullable(schema, "contact_email");
+    nullable(schema.properties?.customer as Props | undefined, "email");
+    return schema;
+  }
+  return ref.schema;
 }
 
 const validators = new Map<string, ValidateFunction>();
@@ -181,6 +197,45 @@ function address(a: SimAddress) {
   };
 }
 
+/**
+ * Protected customer data in webhook payloads: without level 2 access to a field (name, email,
+ * phone, address), that field is withheld wherever the payload carries it (the order, its
+ * customer, its addresses): empty, since the published payload schema types these fields as
+ * strings (a null would not conform); emails and coordinates null.
+ */
+function withheld<T extends Record<string, unknown>>(shop: ShopRec, payload: T): T {
+  const p = shop.protectedData;
+  const sees = (f: "name" | "email" | "phone" | "address") =>
+    p.level >= 2 && (!p.fields || p.fields.includes(f));
+  // Emails are null (the schema allows it; an empty one is not an email), other text empty.
+  const blank = (obj: unknown, keys: string[]) => {
+    if (!obj || typeof obj !== "object") return;
+    const o = obj as Record<string, unknown>;
+    for (const k of keys) {
+      if (k in o) o[k] = typeof o[k] === "string" && !k.endsWith("email") ? "" : null;
+    }
+  };
+  const NAME = ["first_name", "last_name", "name"];
+  const ADDRESS = ["address1", "address2", "city", "zip", "company", "latitude", "longitude"];
+  const customer = payload.customer as Record<string, unknown> | null | undefined;
+  const addresses = [payload.shipping_address, payload.billing_address, customer?.default_address];
+  for (const a of addresses) {
+    if (!sees("name")) blank(a, NAME);
+    if (!sees("phone")) blank(a, ["phone"]);
+    if (!sees("address")) blank(a, ADDRESS);
+  }
+  if (!sees("name")) blank(customer, ["first_name", "last_name"]);
+  if (!sees("email")) {
+    blank(payload, ["email", "contact_email"]);
+    blank(customer, ["email"]);
+  }
+  if (!sees("phone")) {
+    blank(payload, ["phone"]);
+    blank(customer, ["phone"]);
+  }
+  return payload;
+}
+
 function customerOf(shop: ShopRec, o: OrderRec) {
   if (!o.email) return null;
   const id = simCustomerId(shop.domain, o.email);
@@ -265,129 +320,133 @@ export function orderPayload(shop: ShopRec, o: OrderRec) {
     };
   };
   const shipping = o.shippingAddress ? address(o.shippingAddress) : null;
-  return remember({
-    id: o.id,
-    admin_graphql_api_id: gid("Order", o.id),
-    app_id: null,
-    billing_address: shipping ? { ...shipping } : null,
-    browser_ip: null,
-    buyer_accepts_marketing: false,
-    cancel_reason: o.cancelReason,
-    cancelled_at: o.cancelledAt,
-    cart_token: null,
-    checkout_token: null,
-    client_details: null,
-    closed_at: null,
-    confirmation_number: null,
-    confirmed: true,
-    contact_email: o.email,
-    created_at: o.createdAt,
-    currency,
-    current_shipping_price_set: moneySet(zero, currency),
-    current_subtotal_price: total,
-    current_subtotal_price_set: moneySet(total, currency),
-    current_total_additional_fees_set: null,
-    current_total_discounts: zero,
-    current_total_discounts_set: moneySet(zero, currency),
-    current_total_duties_set: null,
-    current_total_price: total,
-    current_total_price_set: moneySet(total, currency),
-    current_total_tax: zero,
-    current_total_tax_set: moneySet(zero, currency),
-    customer: customerOf(shop, o),
-    customer_locale: "en",
-    device_id: null,
-    discount_applications: [],
-    discount_codes: [],
-    duties_included: false,
-    email: o.email,
-    estimated_taxes: false,
-    financial_status: o.financialStatus.toLowerCase(),
-    fulfillment_status:
-      status === "FULFILLED" ? "fulfilled" : status === "PARTIALLY_FULFILLED" ? "partial" : null,
-    fulfillments: o.fulfillmentIds.map((id) => {
-      const f = shop.fulfillments.get(id)!;
-      const fo = shop.fulfillmentOrders.get(f.fulfillmentOrderIds[0] ?? -1);
-      return {
-        id: f.id,
-        admin_graphql_api_id: gid("Fulfillment", f.id),
-        created_at: f.createdAt,
-        updated_at: f.updatedAt,
-        order_id: o.id,
-        location_id: fo?.locationId ?? shop.defaultLocationId,
-        name: `${o.name}.${o.fulfillmentIds.indexOf(id) + 1}`,
-        origin_address: {},
-        receipt: {},
-        service: "manual",
-        shipment_status: null,
-        status: f.status.toLowerCase(),
-        tracking_company: f.tracking[0]?.company ?? null,
-        tracking_number: f.tracking[0]?.number ?? null,
-        tracking_numbers: f.tracking.flatMap((t) => (t.number ? [t.number] : [])),
-        tracking_url: f.tracking[0]?.url ?? null,
-        tracking_urls: f.tracking.flatMap((t) => (t.url ? [t.url] : [])),
-        line_items: f.lines.flatMap((fl) => {
-          const l = o.lineItems.find((x) => x.id === fl.lineItemId);
-          if (!l) return [];
-          return [{ ...line(l, fl.quantity), fulfillment_status: "fulfilled", vendor: "" }];
-        }),
-      };
+  return remember(
+    withheld(shop, {
+      id: o.id,
+      admin_graphql_api_id: gid("Order", o.id),
+      app_id: null,
+      billing_address: shipping ? { ...shipping } : null,
+      browser_ip: null,
+      buyer_accepts_marketing: false,
+      cancel_reason: o.cancelReason,
+      cancelled_at: o.cancelledAt,
+      cart_token: null,
+      checkout_token: null,
+      client_details: null,
+      closed_at: null,
+      confirmation_number: null,
+      confirmed: true,
+      contact_email: o.email,
+      created_at: o.createdAt,
+      currency,
+      current_shipping_price_set: moneySet(zero, currency),
+      current_subtotal_price: total,
+      current_subtotal_price_set: moneySet(total, currency),
+      current_total_additional_fees_set: null,
+      current_total_discounts: zero,
+      current_total_discounts_set: moneySet(zero, currency),
+      current_total_duties_set: null,
+      current_total_price: total,
+      current_total_price_set: moneySet(total, currency),
+      current_total_tax: zero,
+      current_total_tax_set: moneySet(zero, currency),
+      customer: customerOf(shop, o),
+      customer_locale: "en",
+      device_id: null,
+      discount_applications: [],
+      discount_codes: [],
+      duties_included: false,
+      email: o.email,
+      estimated_taxes: false,
+      financial_status: o.financialStatus.toLowerCase(),
+      fulfillment_status:
+        status === "FULFILLED" ? "fulfilled" : status === "PARTIALLY_FULFILLED" ? "partial" : null,
+      fulfillments: o.fulfillmentIds.map((id) => {
+        const f = shop.fulfillments.get(id)!;
+        const fo = shop.fulfillmentOrders.get(f.fulfillmentOrderIds[0] ?? -1);
+        return {
+          id: f.id,
+          admin_graphql_api_id: gid("Fulfillment", f.id),
+          created_at: f.createdAt,
+          updated_at: f.updatedAt,
+          order_id: o.id,
+          location_id: fo?.locationId ?? shop.defaultLocationId,
+          name: `${o.name}.${o.fulfillmentIds.indexOf(id) + 1}`,
+          origin_address: {},
+          receipt: {},
+          service: "manual",
+          shipment_status: null,
+          status: f.status.toLowerCase(),
+          tracking_company: f.tracking[0]?.company ?? null,
+          tracking_number: f.tracking[0]?.number ?? null,
+          tracking_numbers: f.tracking.flatMap((t) => (t.number ? [t.number] : [])),
+          tracking_url: f.tracking[0]?.url ?? null,
+          tracking_urls: f.tracking.flatMap((t) => (t.url ? [t.url] : [])),
+          line_items: f.lines.flatMap((fl) => {
+            const l = o.lineItems.find((x) => x.id === fl.lineItemId);
+            if (!l) return [];
+            return [{ ...line(l, fl.quantity), fulfillment_status: "fulfilled", vendor: "" }];
+          }),
+        };
+      }),
+      landing_site: null,
+      landing_site_ref: null,
+      line_item_groups: [],
+      line_items: o.lineItems.map((l) => line(l, l.quantity)),
+      location_id: null,
+      merchant_business_entity_id: Buffer.from(String(simShopId(shop.domain))).toString(
+        "base64url",
+      ),
+      merchant_of_record_app_id: null,
+      name: o.name,
+      note: null,
+      note_attributes: [],
+      number: o.number - 1000,
+      order_number: o.number,
+      order_status_url: `https://${shop.domain}/${simShopId(shop.domain)}/orders/${o.id}/authenticate?key=sim`,
+      original_total_additional_fees_set: null,
+      original_total_duties_set: null,
+      payment_gateway_names: ["bogus"],
+      payment_terms: null,
+      phone: null,
+      po_number: null,
+      presentment_currency: currency,
+      processed_at: o.createdAt,
+      reference: null,
+      referring_site: null,
+      refunds: [],
+      returns: [],
+      shipping_address: shipping,
+      shipping_lines: [],
+      source_identifier: null,
+      source_name: "web",
+      source_url: null,
+      subtotal_price: total,
+      subtotal_price_set: moneySet(total, currency),
+      tags: "",
+      tax_exempt: false,
+      tax_lines: [],
+      taxes_included: false,
+      test: false,
+      token: createHash("sha256").update(`${shop.domain}|${o.id}`).digest("hex").slice(0, 32),
+      total_cash_rounding_payment_adjustment_set: moneySet(zero, currency),
+      total_cash_rounding_refund_adjustment_set: moneySet(zero, currency),
+      total_discounts: zero,
+      total_discounts_set: moneySet(zero, currency),
+      total_line_items_price: total,
+      total_line_items_price_set: moneySet(total, currency),
+      total_outstanding: paid || o.cancelledAt ? zero : total,
+      total_price: total,
+      total_price_set: moneySet(total, currency),
+      total_shipping_price_set: moneySet(zero, currency),
+      total_tax: zero,
+      total_tax_set: moneySet(zero, currency),
+      total_tip_received: zero,
+      total_weight: 0,
+      updated_at: o.updatedAt,
+      user_id: null,
     }),
-    landing_site: null,
-    landing_site_ref: null,
-    line_item_groups: [],
-    line_items: o.lineItems.map((l) => line(l, l.quantity)),
-    location_id: null,
-    merchant_business_entity_id: Buffer.from(String(simShopId(shop.domain))).toString("base64url"),
-    merchant_of_record_app_id: null,
-    name: o.name,
-    note: null,
-    note_attributes: [],
-    number: o.number - 1000,
-    order_number: o.number,
-    order_status_url: `https://${shop.domain}/${simShopId(shop.domain)}/orders/${o.id}/authenticate?key=sim`,
-    original_total_additional_fees_set: null,
-    original_total_duties_set: null,
-    payment_gateway_names: ["bogus"],
-    payment_terms: null,
-    phone: null,
-    po_number: null,
-    presentment_currency: currency,
-    processed_at: o.createdAt,
-    reference: null,
-    referring_site: null,
-    refunds: [],
-    returns: [],
-    shipping_address: shipping,
-    shipping_lines: [],
-    source_identifier: null,
-    source_name: "web",
-    source_url: null,
-    subtotal_price: total,
-    subtotal_price_set: moneySet(total, currency),
-    tags: "",
-    tax_exempt: false,
-    tax_lines: [],
-    taxes_included: false,
-    test: false,
-    token: createHash("sha256").update(`${shop.domain}|${o.id}`).digest("hex").slice(0, 32),
-    total_cash_rounding_payment_adjustment_set: moneySet(zero, currency),
-    total_cash_rounding_refund_adjustment_set: moneySet(zero, currency),
-    total_discounts: zero,
-    total_discounts_set: moneySet(zero, currency),
-    total_line_items_price: total,
-    total_line_items_price_set: moneySet(total, currency),
-    total_outstanding: paid || o.cancelledAt ? zero : total,
-    total_price: total,
-    total_price_set: moneySet(total, currency),
-    total_shipping_price_set: moneySet(zero, currency),
-    total_tax: zero,
-    total_tax_set: moneySet(zero, currency),
-    total_tip_received: zero,
-    total_weight: 0,
-    updated_at: o.updatedAt,
-    user_id: null,
-  });
+  );
 }
 
 // --- products/* --------------------------------------------------------------------------------
