@@ -16,6 +16,7 @@ import {
   svcWebhookUrl,
   webhookSecretOf,
 } from "../svc-account/webhooks.server";
+import { SvcBusyError, SvcNetworkError, SvcServerError, SvcTransientError } from "../svc/errors";
 import {
   SvcError,
   startAuthorization,
@@ -108,25 +109,40 @@ function maskedWebhookUrl(account: SvcAccount): string | null {
   return svcWebhookUrl(maskSecret(webhookSecretOf(account) ?? "unreadable"));
 }
 
-/** The balance, or a sentence saying why it is not known (never throws). */
+/**
+ * The balance, or a sentence saying why it is not known (never throws). `outage`: the service
+ * did not answer (down, overloaded, unreachable), as opposed to refusing the request.
+ */
 export async function balanceOf(
   db: PrismaClient,
   shop: string,
-): Promise<{ amount: string | null; error: string | null }> {
+): Promise<{ amount: string | null; error: string | null; outage: boolean }> {
   try {
     const account = await accountOf(db, shop);
-    if (!account) return { amount: null, error: "Not connected" };
+    if (!account) return { amount: null, error: "Not connected", outage: false };
     const client = await svcClientForAccount(account.id, { prisma: db, timeoutMs: 10_000 });
     const b = await client.payment.getBalance();
     // Seen after a top-up: orders held for a short balance go on now.
     await balanceSeen(db, account, String(b.amount), Date.now());
-    return { amount: String(b.amount), error: null };
+    return { amount: String(b.amount), error: null, outage: false };
   } catch (error) {
-    return { amount: null, error: describeSvcError(error) };
+    return { amount: null, error: describeSvcError(error), outage: isOutage(error) };
   }
 }
 
-/** A sentence for the merchant; SvcError messages never carry tokens or keys. */
+/** The service is down or unreachable (not: it refused, or the account is not connected). */
+export function isOutage(error: unknown): boolean {
+  if (error instanceof SvcError) {
+    return (
+      error instanceof SvcServerError ||
+      error instanceof SvcNetworkError ||
+      error instanceof SvcBusyError ||
+      error instanceof SvcTransientError
+    );
+  }
+  return !(error instanceof AccountError);
+}
+
 export function describeSvcError(error: unknown): string {
   if (error instanceof SvcError) return `${error.message} (${error.name})`;
   if (error instanceof AccountError) return error.message;

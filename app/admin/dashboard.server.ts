@@ -1,42 +1,56 @@
-/** The dashboard at a glance: the pipeline's counts, 14 days of orders, money, health, problems. */
+/**
+ * The dashboard at a glance: the pipeline's counts, 14 days of orders, money for a period,
+ * health, the warnings that need the merchant, problems. The live balance is not awaited here:
+ * the page shows it (and an outage it reveals) when it comes (see `liveBalance`).
+ */
 import type { PrismaClient } from "@prisma/client";
 import { getSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";
 import { accountStatus, balanceOf } from "./account.server";
-import { PROBLEM_STATES, stateCounts } from "./orders.server";
+import { marginUsd, PROBLEM_STATES, stateCounts } from "./orders.server";
 
 const DONE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
 const DAY = 86400_000;
 
-export async function dashboardData(db: PrismaClient, shop: string, now = Date.now()) {
+export const PERIODS = [7, 30, 90] as const;
+
+export async function dashboardData(
+  db: PrismaClient,
+  shop: string,
+  now = Date.now(),
+  periodDays: number = 30,
+) {
   const since = new Date(Math.floor(now / DAY) * DAY - 13 * DAY);
-  const [counts, recent, problems, account, connections, shopRow] = await Promise.all([
-    stateCounts(db, shop),
-    db.shopOrder.findMany({
-      where: { shopDomain: shop, createdAt: { gte: since } },
-      select: { createdAt: true, state: true, flag: true },
-    }),
-    db.shopOrder.findMany({
-      where: {
-        shopDomain: shop,
-        OR: [{ state: { in: PROBLEM_STATES } }, { flag: { not: null } }],
-      },
-      orderBy: { updatedAt: "desc" },
-      take: 5,
-      select: {
-        id: true,
-        shopifyOrderName: true,
-        shopifyOrderId: true,
-        state: true,
-        reasonMessage: true,
-        flag: true,
-        updatedAt: true,
-      },
-    }),
-    accountStatus(db, shop),
-    db.productConnection.count({ where: { shopDomain: shop } }),
-    db.shop.findUnique({ where: { domain: shop }, select: { authProblem: true } }),
-  ]);
+  const [counts, recent, problems, account, connections, shopRow, warnings, money] =
+    await Promise.all([
+      stateCounts(db, shop),
+      db.shopOrder.findMany({
+        where: { shopDomain: shop, createdAt: { gte: since } },
+        select: { createdAt: true, state: true, flag: true },
+      }),
+      db.shopOrder.findMany({
+        where: {
+          shopDomain: shop,
+          OR: [{ state: { in: PROBLEM_STATES } }, { flag: { not: null } }],
+        },
+        orderBy: { updatedAt: "desc" },
+        take: 5,
+        select: {
+          id: true,
+          shopifyOrderName: true,
+          shopifyOrderId: true,
+          state: true,
+          reasonMessage: true,
+          flag: true,
+          updatedAt: true,
+        },
+      }),
+      accountStatus(db, shop),
+      db.productConnection.count({ where: { shopDomain: shop } }),
+      db.shop.findUnique({ where: { domain: shop }, select: { authProblem: true } }),
+      warningsOf(db, shop),
+      moneyOf(db, shop, now, periodDays),
+    ]);
   const days: DayBucket[] = Array.from({ length: 14 }, (_, i) => ({
     day: new Date(since.getTime() + i * DAY).toISOString().slice(0, 10),
     done: 0,
@@ -50,12 +64,12 @@ export async function dashboardData(db: PrismaClient, shop: string, now = Date.n
     else if (DONE.includes(o.state)) bucket.done++;
     else if (o.state !== "CANCELLED") bucket.inProgress++;
   }
-  const balance = account.connected ? await balanceOf(db, shop) : null;
   return {
     counts,
     days,
     account,
-    balance,
+    warnings: { ...warnings, webhooksMissing: account.connected && !account.webhookRegisteredAt },
+    money,
     connections,
     /** No shipping rule and no earlier single method: orders wait (onboarding asks). */
     shippingUnset: await shippingUnset(db, shop),
@@ -74,4 +88,107 @@ export async function dashboardData(db: PrismaClient, shop: string, now = Date.n
 async function shippingUnset(db: PrismaClient, shop: string): Promise<boolean> {
   const s = await getSettings(db, shop);
   return s.shippingRules.length === 0 && !s.logisticName;
+}
+
+/** The live balance (a service call): awaited by the page, not by the loader. */
+export function liveBalance(db: PrismaClient, shop: string, connected: boolean) {
+  return connected
+    ? balanceOf(db, shop)
+    : Promise.resolve({ amount: null, error: "Not connected", outage: false });
+}
+
+const IN_FLIGHT = ["CREATED", "PAYING", "PAID", "SHIPPED"];
+
+/** What the dashboard warns about, from what the app knows without asking the service. */
+async function warningsOf(db: PrismaClient, shop: string) {
+  const [account, held, inFlight, waiting] = await Promise.all([
+    db.svcAccount.findUnique({
+      where: { shopDomain: shop },
+      select: { knownBalance: true, accessTokenEnc: true, refreshTokenEnc: true, apiKeyEnc: true },
+    }),
+    db.shopOrder.groupBy({
+      by: ["reasonCode"],
+      where: {
+        shopDomain: shop,
+        state: "HELD",
+        reasonCode: { in: ["service_unavailable", "protected_data", "short_balance"] },
+      },
+      _count: { _all: true },
+    }),
+    db.shopOrder.count({ where: { shopDomain: shop, state: { in: IN_FLIGHT } } }),
+    // What the orders waiting for payment will cost.
+    db.shopOrder.findMany({
+      where: {
+        shopDomain: shop,
+        paymentBatchId: null,
+        OR: [{ state: "CREATED" }, { state: "HELD", reasonCode: "short_balance" }],
+      },
+      select: { amount: true },
+    }),
+  ]);
+  const heldFor = (code: string) => held.find((h) => h.reasonCode === code)?._count._all ?? 0;
+  const connected = Boolean(
+    account && (account.accessTokenEnc || account.refreshTokenEnc || account.apiKeyEnc),
+  );
+  const waitingCents = waiting.reduce((a, o) => a + cents(o.amount), 0);
+  const known = account?.knownBalance ?? null;
+  return {
+    /** Orders held because the service kept failing (they go on when it answers). */
+    outageHeld: heldFor("service_unavailable"),
+    /** Disconnected while orders are at the service: they get no tracking until reconnected. */
+    disconnectedInFlight: connected ? 0 : inFlight,
+    protectedDataHeld: heldFor("protected_data"),
+    shortBalanceHeld: heldFor("short_balance"),
+    /** The balance last seen, and what the waiting orders cost (USD). */
+    knownBalance: known,
+    waitingCost: (waitingCents / 100).toFixed(2),
+    balanceBelowWaiting: known !== null && waitingCents > 0 && cents(known) < waitingCents,
+  };
+}
+
+function cents(v: string | null): number {
+  const n = Number(v ?? 0);
+  return Number.isFinite(n) ? Math.round(n * 100) : 0;
+}
+
+/**
+ * Money over the last `days` days: orders received, what the service was paid for the orders
+ * paid in the period (USD), the shop's revenue of those orders (in the shop's currency) and
+ * the margin in USD where it is known (shop total at the recorded rate, less the service cost).
+ */
+async function moneyOf(db: PrismaClient, shop: string, now: number, days: number) {
+  const from = new Date(now - days * DAY);
+  const [received, paid] = await Promise.all([
+    db.shopOrder.count({
+      where: { shopDomain: shop, createdAt: { gte: from }, state: { not: "CANCELLED" } },
+    }),
+    db.shopOrder.findMany({
+      where: { shopDomain: shop, paidAt: { gte: from } },
+      select: { amount: true, shopTotal: true, currency: true, fxRate: true },
+    }),
+  ]);
+  let spend = 0;
+  let margin = 0;
+  let withMargin = 0;
+  const revenue = new Map<string, number>();
+  for (const o of paid) {
+    spend += cents(o.amount);
+    if (o.shopTotal && o.currency) {
+      revenue.set(o.currency, (revenue.get(o.currency) ?? 0) + cents(o.shopTotal));
+    }
+    const m = marginUsd(o);
+    if (m !== null) {
+      margin += cents(m);
+      withMargin++;
+    }
+  }
+  return {
+    days,
+    received,
+    paid: paid.length,
+    spendUsd: (spend / 100).toFixed(2),
+    revenue: [...revenue].map(([currency, c]) => ({ currency, amount: (c / 100).toFixed(2) })),
+    marginUsd: withMargin ? (margin / 100).toFixed(2) : null,
+    marginOrders: withMargin,
+  };
 }

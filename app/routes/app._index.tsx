@@ -1,5 +1,5 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import { defer, type LoaderFunctionArgs } from "@remix-run/node";
+import { Await, Link, useLoaderData } from "@remix-run/react";
 import {
   Badge,
   Banner,
@@ -10,10 +10,13 @@ import {
   InlineStack,
   Layout,
   Page,
+  SkeletonBodyText,
+  SkeletonDisplayText,
   Text,
 } from "@shopify/polaris";
+import { Suspense } from "react";
 import { requireAdmin } from "../admin/context.server";
-import { dashboardData } from "../admin/dashboard.server";
+import { dashboardData, liveBalance, PERIODS } from "../admin/dashboard.server";
 import { ORDER_STATES } from "../admin/order-states";
 import { OrdersChart } from "../components/OrdersChart";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
@@ -23,15 +26,98 @@ import { prisma } from "../db.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop, sandbox } = await requireAdmin(request);
-  return { shop, sandbox, ...(await dashboardData(prisma, shop)) };
+  const asked = Number(new URL(request.url).searchParams.get("period"));
+  const period = PERIODS.find((p) => p === asked) ?? 30;
+  const data = await dashboardData(prisma, shop, Date.now(), period);
+  // The balance is a live service call: the page does not wait for it (a skeleton stands in).
+  return defer({ shop, sandbox, ...data, live: liveBalance(prisma, shop, data.account.connected) });
 };
+
+type Live = { amount: string | null; error: string | null; outage: boolean };
+
+function OutageBanner({ live, held }: { live: boolean; held: number }) {
+  if (!live && held === 0) return null;
+  return (
+    <Banner
+      tone="critical"
+      title="The service is not answering"
+      action={
+        held ? { content: "See the waiting orders", url: "/app/orders?view=attention" } : undefined
+      }
+    >
+      <Text as="p">
+        {live
+          ? "The fulfilment service does not answer the app right now. "
+          : "The fulfilment service did not answer the app's last attempts. "}
+        {held
+          ? `${held} order${held === 1 ? " waits" : "s wait"} for it and go${held === 1 ? "es" : ""} on by ${held === 1 ? "itself" : "themselves"} when it answers again. `
+          : "Orders wait and go on by themselves when it answers again. "}
+        Nothing is charged twice.
+      </Text>
+    </Banner>
+  );
+}
 
 export default function Dashboard() {
   const d = useLoaderData<typeof loader>();
-  const { account } = d;
+  const { account, warnings: w } = d;
+  const anyWarning =
+    w.outageHeld > 0 ||
+    w.disconnectedInFlight > 0 ||
+    w.webhooksMissing ||
+    w.protectedDataHeld > 0 ||
+    w.balanceBelowWaiting ||
+    w.shortBalanceHeld > 0 ||
+    Boolean(d.authProblem);
   return (
     <Page title="Dashboard">
       <Layout>
+        <Layout.Section>
+          <BlockStack gap="300">
+            <Suspense fallback={<OutageBanner live={false} held={w.outageHeld} />}>
+              <Await resolve={d.live} errorElement={null}>
+                {(b: Live) => <OutageBanner live={b.outage} held={w.outageHeld} />}
+              </Await>
+            </Suspense>
+            {w.disconnectedInFlight > 0 ? (
+              <Banner
+                tone="critical"
+                title="Not connected to the service"
+                action={{ content: "Connect", url: "/app/settings" }}
+              >
+                <Text as="p">
+                  {`${w.disconnectedInFlight} order${w.disconnectedInFlight === 1 ? " is" : "s are"} at the service and get no tracking until the account is connected again.`}
+                </Text>
+              </Banner>
+            ) : null}
+            {w.webhooksMissing ? (
+              <Banner
+                tone="warning"
+                title="The service's webhooks are not registered"
+                action={{ content: "Register them in Settings", url: "/app/settings" }}
+              >
+                <Text as="p">
+                  Tracking and order updates still arrive, through the app's checks every few
+                  minutes, but later than they would by webhook.
+                </Text>
+              </Banner>
+            ) : null}
+            {w.balanceBelowWaiting || w.shortBalanceHeld > 0 ? (
+              <Banner tone="warning" title="The balance is too low">
+                <Text as="p">
+                  {`Orders waiting for payment cost ${w.waitingCost} USD${w.knownBalance !== null ? `; the balance last seen is ${w.knownBalance} USD` : ""}. Top up at the service: they are paid automatically once it covers them.`}
+                </Text>
+              </Banner>
+            ) : null}
+            {w.protectedDataHeld > 0 ? (
+              <Banner tone="warning" title="Shopify withholds customer data">
+                <Text as="p">
+                  {`${w.protectedDataHeld} order${w.protectedDataHeld === 1 ? " waits" : "s wait"}: the app needs protected customer data access (name, address, phone) to ship them. It is granted in the Partner Dashboard; the orders go on by themselves once it is.`}
+                </Text>
+              </Banner>
+            ) : null}
+          </BlockStack>
+        </Layout.Section>
         {d.authProblem ? (
           <Layout.Section>
             <Banner tone="critical" title="Orders are waiting">
@@ -111,20 +197,82 @@ export default function Dashboard() {
           </Card>
         </Layout.Section>
         <Layout.Section>
+          <Card>
+            <BlockStack gap="300">
+              <InlineStack align="space-between" blockAlign="center" gap="200">
+                <Text as="h2" variant="headingMd">
+                  {`Money, last ${d.money.days} days`}
+                </Text>
+                <nav aria-label="Period">
+                  <InlineStack gap="200">
+                    {PERIODS.map((p) => (
+                      <Link
+                        key={p}
+                        to={`?period=${p}`}
+                        aria-current={p === d.money.days ? "page" : undefined}
+                        style={{ fontWeight: p === d.money.days ? 650 : 450 }}
+                      >
+                        {`${p} days`}
+                      </Link>
+                    ))}
+                  </InlineStack>
+                </nav>
+              </InlineStack>
+              <InlineGrid columns={{ xs: 2, md: 4 }} gap="300">
+                <Figure label="Orders received" value={String(d.money.received)} />
+                <Figure
+                  label={`Paid to the service (${d.money.paid} orders)`}
+                  value={`${d.money.spendUsd} USD`}
+                />
+                <Figure
+                  label="Shop revenue of those orders"
+                  value={
+                    d.money.revenue.length
+                      ? d.money.revenue.map((r) => `${r.amount} ${r.currency}`).join(" + ")
+                      : "—"
+                  }
+                />
+                <Figure
+                  label={`Margin (${d.money.marginOrders} orders with a known rate)`}
+                  value={d.money.marginUsd !== null ? `${d.money.marginUsd} USD` : "—"}
+                />
+              </InlineGrid>
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+        <Layout.Section>
           <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
             <Card>
               <BlockStack gap="200">
                 <Text as="h2" variant="headingMd">
                   Balance
                 </Text>
-                <Text as="p" variant="headingXl">
-                  {d.balance?.amount != null ? `${d.balance.amount} USD` : "—"}
-                </Text>
-                {d.balance?.error ? (
-                  <Text as="p" tone="subdued">
-                    {d.balance.error}
-                  </Text>
-                ) : null}
+                <Suspense
+                  fallback={
+                    <BlockStack gap="200">
+                      <SkeletonDisplayText size="medium" />
+                      <SkeletonBodyText lines={1} />
+                    </BlockStack>
+                  }
+                >
+                  <Await
+                    resolve={d.live}
+                    errorElement={<Text as="p">The balance could not be read.</Text>}
+                  >
+                    {(b: Live) => (
+                      <BlockStack gap="100">
+                        <Text as="p" variant="headingXl">
+                          {b.amount != null ? `${b.amount} USD` : "—"}
+                        </Text>
+                        {b.error ? (
+                          <Text as="p" tone="subdued">
+                            {b.outage ? "The service is not answering right now." : b.error}
+                          </Text>
+                        ) : null}
+                      </BlockStack>
+                    )}
+                  </Await>
+                </Suspense>
               </BlockStack>
             </Card>
             <Card>
@@ -175,11 +323,11 @@ export default function Dashboard() {
                 <Text as="h2" variant="headingMd">
                   Latest problems
                 </Text>
-                <Link to="/app/orders?problems=1">All that need attention</Link>
+                <Link to="/app/orders?view=attention">All that need attention</Link>
               </InlineStack>
               {d.problems.length === 0 ? (
                 <Text as="p" tone="subdued">
-                  Nothing needs you.
+                  {anyWarning ? "No order problems; see the warnings above." : "Nothing needs you."}
                 </Text>
               ) : (
                 d.problems.map((p) => (
@@ -198,5 +346,18 @@ export default function Dashboard() {
         </Layout.Section>
       </Layout>
     </Page>
+  );
+}
+
+function Figure({ label, value }: { label: string; value: string }) {
+  return (
+    <BlockStack gap="050">
+      <Text as="p" tone="subdued">
+        {label}
+      </Text>
+      <Text as="p" variant="headingLg" numeric>
+        {value}
+      </Text>
+    </BlockStack>
   );
 }
