@@ -12,8 +12,6 @@ import { marginUsd, PROBLEM_STATES, stateCounts } from "./orders.server";
 const DONE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
 const DAY = 86400_000;
 
-export const PERIODS = [7, 30, 90] as const;
-
 export async function dashboardData(
   db: PrismaClient,
   shop: string,

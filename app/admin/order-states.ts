@@ -15,3 +15,6 @@ export type OrderStateName = (typeof ORDER_STATES)[number];
 
 /** States that need the merchant. */
 export const PROBLEM_STATES: OrderStateName[] = ["HELD", "FAILED"];
+
+/** The dashboard's money periods, in days. */
+export const PERIODS = [7, 30, 90] as const;

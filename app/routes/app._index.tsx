@@ -16,8 +16,8 @@ import {
 } from "@shopify/polaris";
 import { Suspense } from "react";
 import { requireAdmin } from "../admin/context.server";
-import { dashboardData, liveBalance, PERIODS } from "../admin/dashboard.server";
-import { ORDER_STATES } from "../admin/order-states";
+import { dashboardData, liveBalance } from "../admin/dashboard.server";
+import { ORDER_STATES, PERIODS } from "../admin/order-states";
 import { OrdersChart } from "../components/OrdersChart";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
