@@ -1,18 +1,22 @@
 import { useEffect, useState } from "react";
 import { Banner } from "@shopify/polaris";
+import { Toast } from "./Toast";
 
 export type ActionData =
   | { ok: true; intent: string; message: string; warning?: string | null }
   | { ok: false; intent: string; errors: Record<string, string> }
   | undefined;
 
-/** The outcome of the last post: a success banner, or the error that belongs to no field. */
+/**
+ * The outcome of the last post: a success toast (and a banner for what still needs the
+ * merchant), or the error that belongs to no field, as a banner that stays.
+ */
 export function FormStatus({ data, intent }: { data: ActionData; intent?: string }) {
   if (!data || (intent && data.intent !== intent)) return null;
   if (data.ok) {
     return (
       <>
-        <Banner tone="success">{data.message}</Banner>
+        <Toast message={data.message} token={data} />
         {data.warning ? <Banner tone="warning">{data.warning}</Banner> : null}
       </>
     );
