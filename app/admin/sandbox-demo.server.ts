@@ -81,6 +81,25 @@ export async function placeTestOrder(db: PrismaClient, shop: string): Promise<st
   return order.name;
 }
 
+/**
+ * placeTestOrder, once per form key: a repeat of the same submit (a double click that got
+ * through) gets the first one's order. The sandbox is one process, so memory is enough.
+ */
+const placing = new Map<string, Promise<string>>();
+export function placeTestOrderOnce(db: PrismaClient, shop: string, key: string): Promise<string> {
+  if (!/^[\w-]{8,64}$/.test(key)) return placeTestOrder(db, shop);
+  const id = `${shop}:${key}`;
+  let p = placing.get(id);
+  if (!p) {
+    p = placeTestOrder(db, shop);
+    placing.set(id, p);
+    // A failed attempt may be tried again with the same form.
+    p.catch(() => placing.delete(id));
+    if (placing.size > 1000) placing.delete(placing.keys().next().value!);
+  }
+  return p;
+}
+
 /** Ships the order's service orders at the service simulator (tracking number generated). */
 export async function shipTestOrder(db: PrismaClient, shop: string, orderId: string) {
   const svc = need(config.SVC_BASE_URL, "service simulator");

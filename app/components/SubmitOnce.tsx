@@ -17,9 +17,13 @@ function newKey(): string {
  */
 export function useSubmitOnce(busy: boolean) {
   const inFlight = useRef(false);
+  const wasBusy = useRef(false);
   const [key, setKey] = useState(newKey);
   useEffect(() => {
     if (!busy) inFlight.current = false;
+    // A request finished: the next submit is a new one, with a new key.
+    if (wasBusy.current && !busy) setKey(newKey());
+    wasBusy.current = busy;
   }, [busy]);
   const onSubmit = useCallback((event: FormEvent) => {
     if (inFlight.current) {

@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { requireAdmin } from "../admin/context.server";
 import { sandboxEnabled } from "../admin/sandbox-auth.server";
-import { SandboxDemoError, placeTestOrder, shipTestOrder } from "../admin/sandbox-demo.server";
+import { SandboxDemoError, placeTestOrderOnce, shipTestOrder } from "../admin/sandbox-demo.server";
 import { prisma } from "../db.server";
 
 /** The sandbox's demo buttons (place a customer order, ship an order). 404 outside the sandbox. */
@@ -12,7 +12,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const intent = form.get("intent");
   try {
     if (intent === "place-order") {
-      const name = await placeTestOrder(prisma, shop);
+      const name = await placeTestOrderOnce(prisma, shop, String(form.get("key") ?? ""));
       return redirect(`/app/orders?placed=${encodeURIComponent(name)}`);
     }
     if (intent === "ship") {
