@@ -19,6 +19,7 @@ import { requireAdmin } from "../admin/context.server";
 import { settingsAction, settingsPageData } from "../admin/settings-page.server";
 import { ConfirmSubmit } from "../components/ConfirmSubmit";
 import { type ActionData, FormStatus, fieldError, useKeptValues } from "../components/FormStatus";
+import { SaveBar } from "../components/SaveBar";
 import { formatDateTime } from "../components/format";
 import { type RuleRow, ShippingRules } from "../components/ShippingRules";
 import { prisma } from "../db.server";
@@ -249,9 +250,19 @@ function WebhookCard({ data, result }: { data: Data; result: ActionData }) {
   );
 }
 
+function asPosted(o: object): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(o)
+      .filter(([, v]) => v === null || typeof v !== "object")
+      .map(([k, v]) => [k, String(v ?? "")]),
+  );
+}
+
 function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
   const [s, setS] = useKeptValues(data.settings, result, "save-settings");
   const busy = useNavigation().state !== "idle";
+  // Compared as the form posts them (numbers typed are text until saved).
+  const dirty = JSON.stringify(asPosted(s)) !== JSON.stringify(asPosted(data.settings));
   const err = (f: string) => fieldError(result, "save-settings", f);
   const set =
     <K extends keyof typeof s>(k: K) =>
@@ -269,6 +280,7 @@ function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
           <input key={k} type="hidden" name={k} value={String(s[k])} />
         ))}
         <FormLayout>
+          <SaveBar dirty={dirty} busy={busy} onDiscard={() => setS(data.settings)} />
           <FormStatus data={result} intent="save-settings" />
           <Select
             label="Place an order at the service when the shop order is"
