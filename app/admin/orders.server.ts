@@ -79,7 +79,8 @@ const listQuery = z.object({
   page: z.coerce.number().int().min(1).max(10_000).catch(1),
 });
 
-const PAGE_SIZE = 25;
+// Fifty a page, as DSers and Shopify's own list: a day's held orders fit one selection.
+const PAGE_SIZE = 50;
 
 /** Order number (with or without #), customer name or email, service order id, tracking number. */
 function searchWhere(q: string): Prisma.ShopOrderWhereInput {
@@ -237,10 +238,28 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
   const batch = o.paymentBatchId
     ? await db.paymentBatch.findUnique({ where: { id: o.paymentBatchId } })
     : null;
+  // Held before placing, the order has no lines of its own yet: show the shop's.
+  const pendingLines = o.lines.length === 0 ? await webhookLines(db, shop, o.shopifyOrderId) : [];
+  const lastError = [...o.timeline].reverse().find((t) => t.outcome === "error");
   return {
     id: o.id,
     name: o.shopifyOrderName ?? `#${o.shopifyOrderId}`,
     shopifyOrderId: o.shopifyOrderId,
+    /** The order in the Shopify admin (it redirects to the store's admin). */
+    shopifyAdminUrl: `https://${shop}/admin/orders/${encodeURIComponent(o.shopifyOrderId)}`,
+    customerName: o.customerName,
+    customerEmail: o.customerEmail,
+    shopTotal: o.shopTotal,
+    margin: marginUsd(o),
+    paymentBatchId: o.paymentBatchId,
+    pendingLines,
+    lastError: lastError
+      ? {
+          message: lastError.message,
+          errorCode: lastError.errorCode,
+          at: lastError.at.toISOString(),
+        }
+      : null,
     state: o.state,
     reasonCode: o.reasonCode,
     reasonMessage: o.reasonMessage,
@@ -302,6 +321,28 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
       message: t.message,
     })),
   };
+}
+
+const webhookLine = z.object({
+  title: z.string().catch(""),
+  variant_title: z.string().nullish().catch(null),
+  sku: z.string().nullish().catch(null),
+  quantity: z.coerce.number().catch(0),
+  price: z.string().nullish().catch(null),
+});
+
+/** The line items of the order's latest webhook (what the shop sent), at most 100. */
+async function webhookLines(db: PrismaClient, shop: string, shopifyOrderId: string) {
+  const rows = await db.$queryRaw<{ items: unknown }[]>`
+    SELECT "payload"->'line_items' AS "items" FROM "WebhookEvent"
+    WHERE "shopDomain" = ${shop} AND "source" = 'shopify' AND "topic" LIKE 'orders/%'
+      AND "payload"->>'id' = ${shopifyOrderId}
+    ORDER BY "id" DESC LIMIT 1`;
+  const items = Array.isArray(rows[0]?.items) ? (rows[0].items as unknown[]) : [];
+  return items.slice(0, 100).flatMap((i) => {
+    const l = webhookLine.safeParse(i);
+    return l.success ? [l.data] : [];
+  });
 }
 
 /** Only http(s) links reach an href. */

@@ -11,6 +11,7 @@ import {
   Badge,
   Banner,
   BlockStack,
+  Box,
   Button,
   Card,
   InlineStack,
@@ -22,6 +23,10 @@ import {
 import { useEffect } from "react";
 import { KeyboardDataTable } from "../components/KeyboardDataTable";
 import { Facts } from "../components/Facts";
+import { RouteErrorBoundary } from "../components/NotFound";
+import { ConfirmSubmit } from "../components/ConfirmSubmit";
+import { useSubmitOnce } from "../components/SubmitOnce";
+import { BULK_LABELS, fittingActions } from "../admin/order-fit";
 import { requireAdmin } from "../admin/context.server";
 import { orderAction } from "../admin/order-actions.server";
 import { orderDetail, proofOfDelivery } from "../admin/orders.server";
@@ -57,17 +62,20 @@ export const action = async ({ request, params }: ActionFunctionArgs) => {
   return orderAction(prisma, shop, params.id ?? "", form);
 };
 
-const ACTIONS = [
-  { intent: "retry", label: "Retry", when: ["FAILED", "HELD", "PAID", "SHIPPED"] },
-  { intent: "hold", label: "Hold", when: ["RECEIVED", "HELD", "FAILED", "CREATED"] },
-  { intent: "release", label: "Release", when: ["HELD"] },
-  { intent: "cancel", label: "Cancel", when: ["RECEIVED", "HELD", "FAILED", "CREATED"] },
-] as const;
+/** The order page's own labels; which actions show is order-fit's (the same as the list's). */
+const ACTION_HELP: Record<string, string> = {
+  retry: "Send it on from where it stopped",
+  hold: "Stop it here until you release it",
+  release: "Let it go on now",
+};
 
 export default function OrderPage() {
   const { order, pod, sandbox, repair } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>() as ActionData;
-  const busy = useNavigation().state !== "idle";
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle";
+  const once = useSubmitOnce(navigation.state === "submitting");
+  const actions = fittingActions(order);
   const revalidator = useRevalidator();
   const [params] = useSearchParams();
   useEffect(() => {
@@ -108,6 +116,11 @@ export default function OrderPage() {
                     Problem: {order.flag}
                   </Text>
                 ) : null}
+                {order.lastError?.message && order.lastError.message !== order.reasonMessage ? (
+                  <Text as="p">
+                    {`Last error: ${order.lastError.message}${order.lastError.errorCode ? ` (${order.lastError.errorCode})` : ""}`}
+                  </Text>
+                ) : null}
                 {order.reasonCode ? (
                   <Text as="p" tone="subdued">
                     Reason code: {order.reasonCode}
@@ -120,8 +133,13 @@ export default function OrderPage() {
                 <Text as="h2" variant="headingMd">
                   Actions
                 </Text>
-                <InlineStack gap="200">
-                  {order.state === "CREATED" && order.svcOrderId && !order.payRequestedAt ? (
+                {actions.length === 0 && !order.flag ? (
+                  <Text as="p" tone="subdued">
+                    Nothing to do: the order goes on by itself.
+                  </Text>
+                ) : null}
+                <InlineStack gap="200" blockAlign="center">
+                  {actions.includes("pay-now") && !order.payRequestedAt ? (
                     <Form method="post">
                       <input type="hidden" name="intent" value="pay-now" />
                       <Button submit variant="primary" disabled={busy}>
@@ -137,23 +155,32 @@ export default function OrderPage() {
                       </Button>
                     </Form>
                   ) : null}
-                  {ACTIONS.map((a) => (
-                    <Form method="post" key={a.intent}>
-                      <input type="hidden" name="intent" value={a.intent} />
-                      <Button
-                        submit
-                        disabled={busy || !(a.when as readonly string[]).includes(order.state)}
-                        tone={a.intent === "cancel" ? "critical" : undefined}
-                      >
-                        {a.label}
-                      </Button>
-                    </Form>
-                  ))}
+                  {(["retry", "hold", "release"] as const)
+                    .filter((a) => actions.includes(a))
+                    .map((a) => (
+                      <Form method="post" key={a} onSubmit={once.onSubmit}>
+                        <input type="hidden" name="intent" value={a} />
+                        <Button submit disabled={busy} accessibilityLabel={ACTION_HELP[a]}>
+                          {BULK_LABELS[a]}
+                        </Button>
+                      </Form>
+                    ))}
+                  {actions.includes("cancel") ? (
+                    <ConfirmSubmit
+                      intent="cancel"
+                      label="Cancel order"
+                      title={`Cancel ${order.name}?`}
+                      tone="critical"
+                    >
+                      It leaves the pipeline and is not sent to the service; the shop order itself
+                      is not cancelled. This cannot be undone.
+                    </ConfirmSubmit>
+                  ) : null}
                 </InlineStack>
               </BlockStack>
             </Card>
             {repair ? <RepairCard data={repair as RepairData} result={result} /> : null}
-            {sandbox ? (
+            {sandbox && ["PAID", "SHIPPED", "FULFILLED"].includes(order.state) ? (
               <SandboxCard>
                 <ShipButton orderId={order.id} />
                 <Text as="span" tone="subdued">
@@ -261,6 +288,26 @@ export default function OrderPage() {
                 )}
               </BlockStack>
             </Card>
+            {order.lines.length === 0 && order.pendingLines.length > 0 ? (
+              <Card padding="0">
+                <Box padding="300">
+                  <Text as="p" tone="subdued">
+                    Not placed yet: the lines as the shop sent them.
+                  </Text>
+                </Box>
+                <KeyboardDataTable
+                  label="Order lines from the shop"
+                  columnContentTypes={["text", "text", "numeric", "numeric"]}
+                  headings={["Item", "SKU", "Quantity", `Unit price (${order.currency ?? "shop"})`]}
+                  rows={order.pendingLines.map((l) => [
+                    l.variant_title ? `${l.title} — ${l.variant_title}` : l.title,
+                    l.sku ?? "—",
+                    l.quantity,
+                    l.price ?? "—",
+                  ])}
+                />
+              </Card>
+            ) : null}
             <Card padding="0">
               <KeyboardDataTable
                 label="Order lines"
@@ -289,6 +336,28 @@ export default function OrderPage() {
         </Layout.Section>
         <Layout.Section variant="oneThird">
           <BlockStack gap="400">
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  Customer and totals
+                </Text>
+                <Facts
+                  items={[
+                    ["Customer", order.customerName ?? "withheld or none"],
+                    ["Email", order.customerEmail ?? "—"],
+                    [
+                      "Shop total",
+                      order.shopTotal ? `${order.shopTotal} ${order.currency ?? ""}`.trim() : "—",
+                    ],
+                    ["Service cost", order.amount ? `${order.amount} USD` : "—"],
+                    ["Margin", order.margin !== null ? `${order.margin} USD` : "—"],
+                  ]}
+                />
+                <PolarisLink url={order.shopifyAdminUrl} target="_blank">
+                  Open the order in Shopify (address and customer)
+                </PolarisLink>
+              </BlockStack>
+            </Card>
             <Card>
               <BlockStack gap="200">
                 <Text as="h2" variant="headingMd">
@@ -355,4 +424,8 @@ export default function OrderPage() {
       </Layout>
     </Page>
   );
+}
+
+export function ErrorBoundary() {
+  return <RouteErrorBoundary what="order" />;
 }
