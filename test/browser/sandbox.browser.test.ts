@@ -31,6 +31,56 @@ let browser: Browser;
 let page: Page;
 let dataDir: string;
 let output = "";
+/** The tracking number and order name of the order shipped in the sandbox. */
+let shippedTracking = "";
+let shippedOrder = "";
+
+/** The count a view of the Orders page shows, e.g. "Needs attention (3)". */
+async function viewCount(view: string): Promise<number> {
+  const text = await page.locator(`[data-view="${view}"]`).innerText();
+  return Number(/\((\d+)\)/.exec(text)?.[1] ?? NaN);
+}
+
+/** Orders placed in the shop simulator and their webhooks sent, as a busy shop would. */
+async function simOrders(count: number) {
+  const base = `${info.shopSimUrl}/__sim/shops/${info.shop}`;
+  const products = (await (await fetch(`${base}/products`)).json()) as {
+    variants: { id: string }[];
+  }[];
+  const variant = products[0]!.variants[0]!.id;
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(`${base}/orders`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        lines: [{ variantId: variant, quantity: 1 }],
+        email: `buyer${i}@example.com`,
+        shippingAddress: {
+          firstName: "Bulk",
+          lastName: `Buyer ${i}`,
+          address1: "1 Main St",
+          city: "Austin",
+          province: "Texas",
+          provinceCode: "TX",
+          zip: "73301",
+          country: "United States",
+          countryCode: "US",
+          phone: "+15125550100",
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const order = (await res.json()) as { id: string };
+    for (const topic of ["orders/create", "orders/paid"]) {
+      const hook = await fetch(`${base}/webhooks`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ topic, orderId: order.id }),
+      });
+      expect(hook.status).toBe(200);
+    }
+  }
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -261,7 +311,9 @@ describe("the sandbox in a browser", () => {
     await page.getByRole("button", { name: "Ship it" }).click();
     const tracking = page.locator("[data-tracking]:not([data-tracking=''])").first();
     await tracking.waitFor({ timeout: 90_000 });
-    expect(await tracking.getAttribute("data-tracking")).toMatch(/\w{6,}/);
+    shippedTracking = (await tracking.getAttribute("data-tracking")) ?? "";
+    shippedOrder = (await page.getByRole("heading", { name: /^Order #\d+/ }).innerText()).slice(6);
+    expect(shippedTracking).toMatch(/\w{6,}/);
     await page.getByText("Sent to the shop").waitFor({ timeout: 90_000 });
     await expectNoSecrets();
     await shot("06-order-tracked");
@@ -280,7 +332,7 @@ describe("the sandbox in a browser", () => {
     await page.getByRole("heading", { name: "Orders" }).waitFor();
     await page.locator("[data-order-link]").first().waitFor();
     await page.getByRole("checkbox").nth(1).check({ force: true });
-    await page.getByText("1 selected", { exact: true }).waitFor();
+    await page.getByText("1 selected", { exact: true }).first().waitFor();
     // A paid order: nothing to pay, retry, hold or cancel.
     for (const name of [/^Pay now/, /^Retry/, /^Hold/, /^Cancel/]) {
       expect(await page.getByRole("button", { name }).count()).toBe(0);
@@ -300,6 +352,91 @@ describe("the sandbox in a browser", () => {
       .waitFor();
     await shot("08-order-held-protected-data");
     await shopSim("protected-customer-data", { granted: true });
+  });
+
+  it("places one order for a double click on “Place a test customer order”", async () => {
+    await page.getByRole("link", { name: "Orders" }).first().click();
+    await page.getByRole("heading", { name: "Orders" }).waitFor();
+    const before = await viewCount("all");
+    await page.getByRole("button", { name: "Place a test customer order" }).dblclick();
+    await page.getByText(/Test order #\d+ placed/).waitFor();
+    await expect.poll(() => viewCount("all"), { timeout: 30_000 }).toBe(before + 1);
+    // Still one more after the list has refreshed itself a few times.
+    await page.waitForTimeout(5000);
+    expect(await viewCount("all")).toBe(before + 1);
+    expect(await page.getByText("Expected fetcher").count()).toBe(0);
+  });
+
+  it("finds the shipped order by its tracking number", async () => {
+    expect(shippedTracking).not.toBe("");
+    await page.getByRole("textbox", { name: "Search" }).fill(shippedTracking);
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.waitForURL(/q=/);
+    await expect.poll(() => page.locator("[data-order-link]").count()).toBe(1);
+    expect(await page.locator("[data-order-link]").first().innerText()).toBe(shippedOrder);
+    await shot("09-orders-search-tracking");
+    await page.getByRole("link", { name: "Clear" }).click();
+    await page.waitForURL((u) => !u.search.includes("q="));
+  });
+
+  it("warns of a service outage on the dashboard, and not once the service answers", async () => {
+    const faults = `${info.svcSimUrl}/__sim/faults`;
+    const set = await fetch(faults, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ rate5xx: 1 }),
+    });
+    expect(set.status).toBe(200);
+    try {
+      await page.getByRole("link", { name: "Dashboard" }).first().click();
+      await page.getByText("The service is not answering").first().waitFor({ timeout: 30_000 });
+      expect(await page.getByText("Nothing needs you.").count()).toBe(0);
+      await shot("10-dashboard-outage");
+    } finally {
+      expect((await fetch(faults, { method: "DELETE" })).status).toBe(200);
+    }
+    await page.reload();
+    await page
+      .getByText(/\d+(\.\d+)? USD/)
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+    await expect
+      .poll(() => page.getByText("The service is not answering").count(), { timeout: 30_000 })
+      .toBe(0);
+  });
+
+  it("retries 30 held orders at once, with a result per order", async () => {
+    // Shopify withholds the customers' data: every new order waits for it.
+    await shopSim("protected-customer-data", { granted: false });
+    await simOrders(30);
+    await page.getByRole("link", { name: "Orders" }).first().click();
+    await page.locator('[data-view="attention"]').click();
+    await expect
+      .poll(() => viewCount("attention"), { timeout: 120_000 })
+      .toBeGreaterThanOrEqual(30);
+    await page.reload();
+    // Granted (in the Partner Dashboard): the merchant retries them all.
+    await shopSim("protected-customer-data", { granted: true });
+    await page.getByRole("checkbox").first().check({ force: true });
+    const retry = page.getByRole("button", { name: /^Retry \(\d+\)$/ });
+    await retry.waitFor();
+    const n = Number(/\d+/.exec(await retry.innerText())![0]);
+    expect(n).toBeGreaterThanOrEqual(30);
+    await retry.click();
+    await page.getByRole("button", { name: `Retry ${n} orders` }).click();
+    await page.getByText(new RegExp(`^Retry: ${n} done, 0 refused$`)).waitFor({ timeout: 120_000 });
+    expect(await page.locator("[data-bulk-result]").count()).toBe(n);
+    await shot("11-orders-bulk-retry");
+  });
+
+  it("shows an address that does not exist inside the app, with the way back", async () => {
+    await page.goto(`${info.url}/app/no-such-page`);
+    await page.getByText("This page does not exist").waitFor();
+    await page.getByRole("link", { name: "Orders" }).first().waitFor();
+    await shot("12-not-found");
+    await page.goto(`${info.url}/app/orders/no-such-order`);
+    await page.getByText("This order does not exist").waitFor();
   });
 
   it("wrote none of the secrets it used to its log", async () => {
