@@ -128,6 +128,23 @@ const base = z.object({
    * order" button. The service simulator's admin API is found at SVC_BASE_URL.
    */
   SANDBOX_SHOP_SIM_URL: z.url().optional(),
+  /**
+   * The merchant's notification emails (app/notify): the SMTP server, as
+   * smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465. Unset: nothing is
+   * sent, and the settings page says so. The password never reaches a log line.
+   */
+  SMTP_URL: z
+    .string()
+    .refine((v) => /^smtps?:\/\//.test(v) && URL.canParse(v), "must be an smtp:// or smtps:// URL")
+    .optional(),
+  /**
+   * The sender of those emails, e.g. "Dropship Autopilot <alerts@example.com>". Unset:
+   * no-reply@ the app's host name (SMTP servers refuse a sender domain without a dot, so a
+   * host like localhost becomes localhost.localdomain).
+   */
+  MAIL_FROM: z.string().min(3).max(200).optional(),
+  /** Sandbox only: the mail catcher's address, for the sandbox's page of caught emails. */
+  SANDBOX_MAIL_SIM_URL: z.url().optional(),
   /** Run the job worker inside the web process (default: yes on the embedded database). */
   WORKER_IN_PROCESS: z.enum(["0", "1", "true", "false"]).optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -156,9 +173,10 @@ const REQUIRED_IN_PRODUCTION = [
 
 export type Config = Omit<
   z.infer<typeof base>,
-  (typeof REQUIRED_IN_PRODUCTION)[number] | "WORKER_IN_PROCESS"
+  (typeof REQUIRED_IN_PRODUCTION)[number] | "WORKER_IN_PROCESS" | "MAIL_FROM"
 > & {
   WORKER_IN_PROCESS: boolean;
+  MAIL_FROM: string;
   SHOPIFY_API_KEY: string;
   SHOPIFY_API_SECRET: string;
   SHOPIFY_APP_URL: string;
@@ -166,6 +184,11 @@ export type Config = Omit<
   /** True when no DATABASE_URL is set and the app runs its own embedded PGlite. */
   embeddedDatabase: boolean;
 };
+
+function defaultMailFrom(appUrl: string | undefined): string {
+  const host = appUrl ? new URL(appUrl).hostname : "localhost";
+  return `Dropship Autopilot <no-reply@${host.includes(".") ? host : `${host}.localdomain`}>`;
+}
 
 /** A fixed development-only key: data encrypted with it is readable by anyone with the code. */
 const DEV_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
@@ -207,6 +230,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     SHOPIFY_API_KEY: data.SHOPIFY_API_KEY ?? "dev-api-key",
     SHOPIFY_API_SECRET: data.SHOPIFY_API_SECRET ?? "dev-api-secret",
     SHOPIFY_APP_URL: data.SHOPIFY_APP_URL ?? `http://localhost:${data.PORT}`,
+    MAIL_FROM: data.MAIL_FROM ?? defaultMailFrom(data.SHOPIFY_APP_URL),
     ENCRYPTION_KEY: data.ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
     embeddedDatabase: !data.DATABASE_URL,
     WORKER_IN_PROCESS:

@@ -79,7 +79,60 @@ export const settingsSchema = z.object({
     .default({}),
   /** Shopify emails the customer when tracking is written. */
   notifyCustomer: bool.default(true),
+  /**
+   * Who gets the merchant's notification emails (app/notify): up to five addresses, separated
+   * by commas, spaces or new lines. Empty: no emails.
+   */
+  notifyEmails: z
+    .string()
+    .trim()
+    .max(500, "At most 500 characters")
+    .transform((v) => emailList(v))
+    .refine((list) => list.length <= 5, "At most 5 addresses")
+    .refine(
+      (list) => list.every((a) => EMAIL.test(a)),
+      "Enter email addresses like name@example.com, separated by commas",
+    )
+    .transform((list) => list.join(", "))
+    .default(""),
+  /** What the emails tell of (each can be turned off here or by the link in an email). */
+  notifyFailures: bool.default(true),
+  notifyLowBalance: bool.default(true),
+  notifyOutage: bool.default(true),
+  notifyWebhooks: bool.default(true),
+  /** A held order is told of once it has been held this long (a hold often clears itself). */
+  notifyHeldAfterMinutes: z.coerce
+    .number("Enter a number of minutes")
+    .int("Whole minutes only")
+    .min(0, "0 or more minutes")
+    .max(7 * 24 * 60, "At most 10080 minutes (7 days)")
+    .default(60),
+  /** At most one email per this many minutes: everything new goes into one digest. */
+  notifyDigestMinutes: z.coerce
+    .number("Enter a number of minutes")
+    .int("Whole minutes only")
+    .min(5, "At least 5 minutes")
+    .max(24 * 60, "At most 1440 minutes (a day)")
+    .default(60),
+  /** Warn (dashboard and email) when the balance is below this many USD; empty: no threshold. */
+  lowBalanceUsd: z
+    .string()
+    .trim()
+    .regex(/^(\d{1,7}(\.\d{1,2})?)?$/, "An amount in USD like 50 or 49.50, or empty")
+    .default(""),
 });
+
+const EMAIL =
+  /^[^\s@,;<>"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+/** "a@x.com, b@y.com\nc@z.com" → the addresses, lower-cased, without repeats. */
+export function emailList(v: string): string[] {
+  const list = v
+    .split(/[\s,;]+/)
+    .map((a) => a.trim().toLowerCase())
+    .filter(Boolean);
+  return [...new Set(list)];
+}
 
 export type ShopSettings = z.infer<typeof settingsSchema>;
 
