@@ -12,6 +12,7 @@ import { jobKindFor } from "../webhooks/intake.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "./bulk-connect.server";
 import { BULK_ORDERS_JOB, bulkOrdersHandler } from "../admin/bulk-orders.server";
 import { productionDeps } from "../fulfilment/deps.server";
+import { notifyHandlers, notifyRecurringJobs } from "../notify/jobs.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
 import type { Db } from "./queue.server";
@@ -244,6 +245,8 @@ export const handlers: Record<string, JobHandler> = {
 
   ...fxHandlers(),
 
+  ...notifyHandlers(),
+
   /**
    * Jobs no handler knows (an event type nothing handles, from before the intake stored those
    * without a job, or a kind this version dropped) would wait forever and slow every claim:
@@ -291,4 +294,5 @@ export const recurringJobs: RecurringJob[] = [
   ...svcAccountRecurringJobs,
   ...fulfilmentRecurringJobs,
   ...fxRecurringJobs,
+  ...notifyRecurringJobs,
 ];
