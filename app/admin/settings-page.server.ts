@@ -23,6 +23,8 @@ import {
   startConnect,
 } from "./account.server";
 import { type FieldErrors, formObject, parseForm } from "./forms.server";
+import { configuredMailer } from "../notify/mailer.server";
+import { sendTestEmail } from "../notify/test-email.server";
 
 export type SettingsActionResult =
   | {
@@ -37,10 +39,55 @@ export type SettingsActionResult =
   | { ok: false; intent: string; errors: FieldErrors };
 
 export async function settingsPageData(db: PrismaClient, shop: string) {
-  const [settings, account] = await Promise.all([getSettings(db, shop), accountStatus(db, shop)]);
+  const [settings, account, lastDigest] = await Promise.all([
+    getSettings(db, shop),
+    accountStatus(db, shop),
+    db.noticeDigest.findFirst({
+      where: { shopDomain: shop },
+      orderBy: { createdAt: "desc" },
+      select: { createdAt: true, sentAt: true, subject: true, notices: true, lastError: true },
+    }),
+  ]);
   const balance = account.connected ? await balanceOf(db, shop) : null;
-  return { settings, account, balance, warehouse: await warehouseOf(db, shop, settings) };
+  return {
+    settings,
+    account,
+    balance,
+    warehouse: await warehouseOf(db, shop, settings),
+    notifications: {
+      /** SMTP_URL is set: emails can go out. */
+      mailConfigured: configuredMailer() !== null,
+      lastDigest: lastDigest
+        ? {
+            at: (lastDigest.sentAt ?? lastDigest.createdAt).toISOString(),
+            sent: lastDigest.sentAt !== null,
+            subject: lastDigest.subject,
+            notices: lastDigest.notices,
+            error: lastDigest.lastError,
+          }
+        : null,
+    },
+  };
 }
+
+/** The notification fields, each validated by the settings schema. */
+const NOTIFY_FIELDS = [
+  "notifyEmails",
+  "notifyFailures",
+  "notifyLowBalance",
+  "notifyOutage",
+  "notifyWebhooks",
+  "notifyHeldAfterMinutes",
+  "notifyDigestMinutes",
+  "lowBalanceUsd",
+] as const satisfies readonly (keyof ShopSettings)[];
+
+const notifyForm = settingsSchema.pick(
+  Object.fromEntries(NOTIFY_FIELDS.map((k) => [k, true])) as Record<
+    (typeof NOTIFY_FIELDS)[number],
+    true
+  >,
+);
 
 /** The chosen warehouse's name and country, looked up with warehouse/detail (best effort). */
 async function warehouseOf(db: PrismaClient, shop: string, settings: ShopSettings) {
@@ -197,6 +244,18 @@ export async function settingsAction(
           "Exchange rates saved",
           await recheckHeld(db, shop, ["no_fx_rate"], `fx:${Date.now()}`),
         );
+      }
+      case "save-notifications": {
+        const parsed = parseForm(notifyForm, form);
+        if (!parsed.ok) return fail(intent, parsed.errors);
+        const r = await updateSettings(db, shop, parsed.data);
+        if (!r.ok) return fail(intent, r.errors);
+        return { ok: true, intent, message: "Notification settings saved" };
+      }
+      case "test-email": {
+        const r = await sendTestEmail(db, shop);
+        if (typeof r === "string") return fail(intent, { testEmail: r });
+        return { ok: true, intent, message: `Test email sent to ${r.join(", ")}` };
       }
       case "quote": {
         const parsed = parseForm(quoteForm, form);

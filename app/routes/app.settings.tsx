@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import {
   Badge,
+  Banner,
   BlockStack,
   Button,
   Card,
@@ -14,7 +15,7 @@ import {
   Text,
   TextField,
 } from "@shopify/polaris";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { requireAdmin } from "../admin/context.server";
 import { settingsAction, settingsPageData } from "../admin/settings-page.server";
 import { ConfirmSubmit } from "../components/ConfirmSubmit";
@@ -79,6 +80,13 @@ export default function Settings() {
           description="When orders are placed, what is held, and how they are paid."
         >
           <SettingsForm data={data} result={result} />
+        </Layout.AnnotatedSection>
+        <Layout.AnnotatedSection
+          id="notifications"
+          title="Notifications"
+          description="Emails when something needs you: one digest at most every so many minutes, never one email per order."
+        >
+          <NotificationsCard data={data} result={result} />
         </Layout.AnnotatedSection>
       </Layout>
     </Page>
@@ -435,6 +443,144 @@ function FxRatesCard({ rates, result }: { rates: Record<string, string>; result:
           </Button>
         </FormLayout>
       </Form>
+    </Card>
+  );
+}
+
+const NOTIFY_KINDS = [
+  ["notifyFailures", "Orders that failed, or stay held longer than the time below"],
+  ["notifyLowBalance", "Low balance (below the amount below, or below what waiting orders cost)"],
+  ["notifyOutage", "The service not answering, and answering again"],
+  ["notifyWebhooks", "The service's webhooks not registered or missing deliveries"],
+] as const;
+
+function NotificationsCard({ data, result }: { data: Data; result: ActionData }) {
+  // One object per loaded settings (a new one each render would reset the form each render).
+  const saved = useMemo(
+    () => ({
+      notifyEmails: data.settings.notifyEmails,
+      notifyFailures: data.settings.notifyFailures,
+      notifyLowBalance: data.settings.notifyLowBalance,
+      notifyOutage: data.settings.notifyOutage,
+      notifyWebhooks: data.settings.notifyWebhooks,
+      notifyHeldAfterMinutes: String(data.settings.notifyHeldAfterMinutes),
+      notifyDigestMinutes: String(data.settings.notifyDigestMinutes),
+      lowBalanceUsd: data.settings.lowBalanceUsd,
+    }),
+    [data.settings],
+  );
+
+  const [s, setS] = useKeptValues(saved, result, "save-notifications");
+  const nav = useNavigation();
+  const busy = nav.state !== "idle";
+  const err = (f: string) => fieldError(result, "save-notifications", f);
+  const set =
+    <K extends keyof typeof s>(k: K) =>
+    (v: (typeof s)[K]) =>
+      setS((old) => ({ ...old, [k]: v }));
+  const { mailConfigured, lastDigest } = data.notifications;
+  return (
+    <Card>
+      <BlockStack gap="400">
+        <Form method="post">
+          <Intent value="save-notifications" />
+          {NOTIFY_KINDS.map(([k]) => (
+            <input key={k} type="hidden" name={k} value={String(s[k])} />
+          ))}
+          <FormLayout>
+            <FormStatus data={result} intent="save-notifications" />
+            {mailConfigured ? null : (
+              <Banner tone="warning">
+                <Text as="p">
+                  Email is not set up on this server (SMTP_URL): nothing is sent until the
+                  app&apos;s operator sets it. What would be told is kept until then.
+                </Text>
+              </Banner>
+            )}
+            <TextField
+              label="Send to"
+              name="notifyEmails"
+              autoComplete="email"
+              multiline={2}
+              value={s.notifyEmails}
+              onChange={set("notifyEmails")}
+              placeholder="you@example.com, partner@example.com"
+              helpText="Up to 5 addresses, separated by commas. Empty: no emails."
+              error={err("notifyEmails")}
+            />
+            <BlockStack gap="100">
+              <Text as="span" variant="bodyMd">
+                Tell me about
+              </Text>
+              {NOTIFY_KINDS.map(([k, label]) => (
+                <Checkbox key={k} label={label} checked={s[k]} onChange={set(k)} />
+              ))}
+            </BlockStack>
+            <FormLayout.Group>
+              <TextField
+                label="Tell of a held order after (minutes)"
+                name="notifyHeldAfterMinutes"
+                type="number"
+                autoComplete="off"
+                value={s.notifyHeldAfterMinutes}
+                onChange={set("notifyHeldAfterMinutes")}
+                helpText="Many holds clear by themselves within minutes."
+                error={err("notifyHeldAfterMinutes")}
+              />
+              <TextField
+                label="At most one email every (minutes)"
+                name="notifyDigestMinutes"
+                type="number"
+                autoComplete="off"
+                value={s.notifyDigestMinutes}
+                onChange={set("notifyDigestMinutes")}
+                error={err("notifyDigestMinutes")}
+              />
+            </FormLayout.Group>
+            <TextField
+              label="Low balance below (USD)"
+              name="lowBalanceUsd"
+              autoComplete="off"
+              inputMode="decimal"
+              value={s.lowBalanceUsd}
+              onChange={set("lowBalanceUsd")}
+              helpText="Also shown on the dashboard. Empty: only when the balance does not cover waiting orders."
+              error={err("lowBalanceUsd")}
+            />
+            <Button
+              submit
+              variant="primary"
+              disabled={busy}
+              loading={busy && nav.formData?.get("intent") === "save-notifications"}
+            >
+              Save notifications
+            </Button>
+          </FormLayout>
+        </Form>
+        <Form method="post">
+          <Intent value="test-email" />
+          <BlockStack gap="200">
+            <FormStatus data={result} intent="test-email" />
+            {fieldError(result, "test-email", "testEmail") ? (
+              <Text as="p" tone="critical">
+                {fieldError(result, "test-email", "testEmail")}
+              </Text>
+            ) : null}
+            <InlineStack gap="300" blockAlign="center">
+              <Button submit disabled={busy || !data.settings.notifyEmails}>
+                Send a test email
+              </Button>
+              <Text as="span" tone="subdued">
+                {lastDigest
+                  ? lastDigest.sent
+                    ? `Last email ${formatDateTime(lastDigest.at)}: ${lastDigest.subject}`
+                    : `Last email not sent yet (${lastDigest.notices} notices)${lastDigest.error ? `: ${lastDigest.error}` : ""}`
+                  : "No email sent yet."}
+              </Text>
+            </InlineStack>
+          </BlockStack>
+        </Form>
+      </BlockStack>
     </Card>
   );
 }
