@@ -6,6 +6,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { getSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";
+import { WEBHOOK_GAP_THRESHOLD } from "../svc-account/kinds";
 import { accountStatus, balanceOf } from "./account.server";
 import { marginUsd, PROBLEM_STATES, stateCounts } from "./orders.server";
 
@@ -66,7 +67,7 @@ export async function dashboardData(
     counts,
     days,
     account,
-    warnings: { ...warnings, webhooksMissing: account.connected && !account.webhookRegisteredAt },
+    warnings,
     money,
     connections,
     /** No shipping rule and no earlier single method: orders wait (onboarding asks). */
@@ -97,12 +98,22 @@ export function liveBalance(db: PrismaClient, shop: string, connected: boolean) 
 
 const IN_FLIGHT = ["CREATED", "PAYING", "PAID", "SHIPPED"];
 
-/** What the dashboard warns about, from what the app knows without asking the service. */
-async function warningsOf(db: PrismaClient, shop: string) {
-  const [account, held, inFlight, waiting] = await Promise.all([
+/**
+ * What the dashboard warns about, from what the app knows without asking the service (the
+ * notification emails use it too, app/notify).
+ */
+export async function warningsOf(db: PrismaClient, shop: string) {
+  const [account, held, inFlight, waiting, settings] = await Promise.all([
     db.svcAccount.findUnique({
       where: { shopDomain: shop },
-      select: { knownBalance: true, accessTokenEnc: true, refreshTokenEnc: true, apiKeyEnc: true },
+      select: {
+        knownBalance: true,
+        accessTokenEnc: true,
+        refreshTokenEnc: true,
+        apiKeyEnc: true,
+        webhookRegisteredAt: true,
+        webhookGaps: true,
+      },
     }),
     db.shopOrder.groupBy({
       by: ["reasonCode"],
@@ -123,6 +134,7 @@ async function warningsOf(db: PrismaClient, shop: string) {
       },
       select: { amount: true },
     }),
+    getSettings(db, shop),
   ]);
   const heldFor = (code: string) => held.find((h) => h.reasonCode === code)?._count._all ?? 0;
   const connected = Boolean(
@@ -130,6 +142,7 @@ async function warningsOf(db: PrismaClient, shop: string) {
   );
   const waitingCents = waiting.reduce((a, o) => a + cents(o.amount), 0);
   const known = account?.knownBalance ?? null;
+  const threshold = settings.lowBalanceUsd ? cents(settings.lowBalanceUsd) : null;
   return {
     /** Orders held because the service kept failing (they go on when it answers). */
     outageHeld: heldFor("service_unavailable"),
@@ -141,6 +154,13 @@ async function warningsOf(db: PrismaClient, shop: string) {
     knownBalance: known,
     waitingCost: (waitingCents / 100).toFixed(2),
     balanceBelowWaiting: known !== null && waitingCents > 0 && cents(known) < waitingCents,
+    /** The merchant's low-balance threshold (USD), when set, and whether the balance is under it. */
+    lowBalanceUsd: settings.lowBalanceUsd || null,
+    balanceBelowThreshold: known !== null && threshold !== null && cents(known) < threshold,
+    connected,
+    /** Connected, but the service's webhooks are not registered, or deliveries go missing. */
+    webhooksMissing: connected && !account?.webhookRegisteredAt,
+    webhooksSkipping: connected && (account?.webhookGaps ?? 0) >= WEBHOOK_GAP_THRESHOLD,
   };
 }
 

@@ -58,6 +58,31 @@ function OutageBanner({ live, held }: { live: boolean; held: number }) {
   );
 }
 
+/** The balance under the merchant's threshold (Settings → Notifications). */
+function LowBalanceBanner({
+  below,
+  w,
+  amount,
+}: {
+  below: boolean;
+  w: { lowBalanceUsd: string | null; knownBalance: string | null };
+  amount?: string | null;
+}) {
+  if (!below) return null;
+  const balance = amount ?? w.knownBalance;
+  return (
+    <Banner
+      tone="warning"
+      title="The balance is low"
+      action={{ content: "Change the threshold", url: "/app/settings#notifications" }}
+    >
+      <Text as="p">
+        {`The balance${balance !== null ? ` (${balance} USD)` : ""} is below your threshold of ${w.lowBalanceUsd} USD. Top up at the service before orders wait for it.`}
+      </Text>
+    </Banner>
+  );
+}
+
 export default function Dashboard() {
   const d = useLoaderData<typeof loader>();
   const { account, warnings: w } = d;
@@ -65,8 +90,10 @@ export default function Dashboard() {
     w.outageHeld > 0 ||
     w.disconnectedInFlight > 0 ||
     w.webhooksMissing ||
+    w.webhooksSkipping ||
     w.protectedDataHeld > 0 ||
     w.balanceBelowWaiting ||
+    w.balanceBelowThreshold ||
     w.shortBalanceHeld > 0 ||
     Boolean(d.authProblem);
   return (
@@ -90,6 +117,18 @@ export default function Dashboard() {
                 </Text>
               </Banner>
             ) : null}
+            {w.webhooksSkipping && !w.webhooksMissing ? (
+              <Banner
+                tone="warning"
+                title="The service's webhooks are missing deliveries"
+                action={{ content: "Register them again in Settings", url: "/app/settings" }}
+              >
+                <Text as="p">
+                  Tracking arrived that no webhook told of. The app registers the webhooks again by
+                  itself; until deliveries resume, its checks every few minutes find what they miss.
+                </Text>
+              </Banner>
+            ) : null}
             {w.webhooksMissing ? (
               <Banner
                 tone="warning"
@@ -108,6 +147,22 @@ export default function Dashboard() {
                   {`Orders waiting for payment cost ${w.waitingCost} USD${w.knownBalance !== null ? `; the balance last seen is ${w.knownBalance} USD` : ""}. Top up at the service: they are paid automatically once it covers them.`}
                 </Text>
               </Banner>
+            ) : w.lowBalanceUsd ? (
+              <Suspense fallback={<LowBalanceBanner below={w.balanceBelowThreshold} w={w} />}>
+                <Await resolve={d.live} errorElement={null}>
+                  {(b: Live) => (
+                    <LowBalanceBanner
+                      below={
+                        b.amount !== null
+                          ? Number(b.amount) < Number(w.lowBalanceUsd)
+                          : w.balanceBelowThreshold
+                      }
+                      w={w}
+                      amount={b.amount}
+                    />
+                  )}
+                </Await>
+              </Suspense>
             ) : null}
             {w.protectedDataHeld > 0 ? (
               <Banner tone="warning" title="Shopify withholds customer data">

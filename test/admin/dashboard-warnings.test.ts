@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardData, liveBalance } from "../../app/admin/dashboard.server";
+import { updateSettings } from "../../app/settings.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
 
 let h: Harness;
@@ -70,6 +71,22 @@ describe("the dashboard's warnings", () => {
     });
     expect((await dashboardData(prisma, h.shopDomain)).warnings.balanceBelowWaiting).toBe(false);
     await prisma.shopOrder.deleteMany({ where: { shopDomain: h.shopDomain } });
+  });
+
+  it("warns of a balance under the merchant's threshold, and not without one", async () => {
+    await prisma.svcAccount.update({
+      where: { id: h.accountId },
+      data: { knownBalance: "30.00" },
+    });
+    let w = (await dashboardData(prisma, h.shopDomain)).warnings;
+    expect(w).toMatchObject({ lowBalanceUsd: null, balanceBelowThreshold: false });
+    expect((await updateSettings(prisma, h.shopDomain, { lowBalanceUsd: "50" })).ok).toBe(true);
+    w = (await dashboardData(prisma, h.shopDomain)).warnings;
+    expect(w).toMatchObject({ lowBalanceUsd: "50", balanceBelowThreshold: true });
+    expect((await updateSettings(prisma, h.shopDomain, { lowBalanceUsd: "30.00" })).ok).toBe(true);
+    w = (await dashboardData(prisma, h.shopDomain)).warnings;
+    expect(w.balanceBelowThreshold).toBe(false); // equal is not below
+    await updateSettings(prisma, h.shopDomain, { lowBalanceUsd: "" });
   });
 
   it("warns when disconnected with orders at the service, and of missing webhooks", async () => {
