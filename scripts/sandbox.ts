@@ -19,6 +19,7 @@ import type { ServerBuild } from "@remix-run/node";
 import { createAppServer } from "../server/app-server";
 import { serverRuntimeOf } from "../server/runtime";
 import { startFxSim } from "../test/sim/fx/server";
+import { startMailSim } from "../test/sim/mail/server";
 import { startServiceSim } from "../test/sim/service";
 import { routeShopifyToSim } from "../test/sim/shop/route-shopify";
 import { startShopSim } from "../test/sim/shop/server";
@@ -44,6 +45,8 @@ const svcSim = await startServiceSim({ allowLoopbackWebhooks: true });
 const shopSim = await startShopSim({ apiSecret: API_SECRET, appUrl: APP_URL });
 // Exchange rates shaped like the ECB's (the sandbox reaches nothing outside this machine).
 const fxSim = await startFxSim();
+// A real SMTP server in this process: the notification emails land there (the Mail page).
+const mailSim = await startMailSim();
 const demo = svcSim.createAccount({ balance: "500.00", email: "demo@example.com" });
 const partner = svcSim.createAccount({ email: "operator@example.com" });
 
@@ -63,6 +66,8 @@ Object.assign(process.env, {
   SVC_PARTNER_API_KEY: partner.apiKey,
   SANDBOX_SHOP_SIM_URL: shopSim.url,
   FX_RATES_URL: fxSim.url,
+  SMTP_URL: mailSim.smtpUrl,
+  SANDBOX_MAIL_SIM_URL: mailSim.url,
   LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
 });
 
@@ -141,7 +146,7 @@ await app.listen(PORT, HOST);
 // Ctrl+C: the app's shutdown runs this first (then the database), and exits.
 runtime.onShutdown("sandbox", 5, async () => {
   await app.close(2000);
-  await Promise.all([svcSim.close(), shopSim.close(), fxSim.close()]);
+  await Promise.all([svcSim.close(), shopSim.close(), fxSim.close(), mailSim.close()]);
 });
 
 if (json) {
@@ -154,6 +159,7 @@ if (json) {
       apiKey: demo.apiKey,
       svcSimUrl: svcSim.url,
       shopSimUrl: shopSim.url,
+      mailSimUrl: mailSim.url,
     }),
   );
 } else {
@@ -165,6 +171,7 @@ if (json) {
   say(`  Demo API key    ${demo.apiKey}   (paste it in Settings → Connect with API key)`);
   say(`  Service sim     ${svcSim.url}`);
   say(`  Shop sim        ${shopSim.url}`);
+  say(`  Caught emails   ${APP_URL}/app/sandbox-mail (SMTP ${mailSim.smtpUrl})`);
   say(`  Data            ${DATA_DIR} (fresh at every start)`);
   say("");
   say("  Ctrl+C stops it.");

@@ -8,6 +8,9 @@ export const NAV_LINKS = [
   { to: "/app/settings", label: "Settings" },
 ] as const;
 
+/** The sandbox's own page: the notification emails its mail catcher caught. */
+const SANDBOX_MAIL_LINK = { to: "/app/sandbox-mail", label: "Mail" } as const;
+
 /** The sandbox's navigation bar (inside Shopify's admin, App Bridge's NavMenu does this). */
 export function SandboxNav({ shop }: { shop: string }) {
   const { pathname } = useLocation();
@@ -24,7 +27,7 @@ export function SandboxNav({ shop }: { shop: string }) {
         </InlineStack>
         <nav aria-label="App">
           <ButtonGroup variant="segmented">
-            {NAV_LINKS.map((l) => (
+            {[...NAV_LINKS, SANDBOX_MAIL_LINK].map((l) => (
               <Button key={l.to} url={l.to} pressed={current(l.to)}>
                 {l.label}
               </Button>

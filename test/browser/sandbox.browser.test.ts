@@ -26,6 +26,7 @@ let info: {
   shop: string;
   shopSimUrl: string;
   svcSimUrl: string;
+  mailSimUrl: string;
 };
 let browser: Browser;
 let page: Page;
@@ -428,6 +429,82 @@ describe("the sandbox in a browser", () => {
     await page.getByText(new RegExp(`^Retry: ${n} done, 0 refused$`)).waitFor({ timeout: 120_000 });
     expect(await page.locator("[data-bulk-result]").count()).toBe(n);
     await shot("11-orders-bulk-retry");
+  });
+
+  it("emails one digest for many held orders, caught by the sandbox's SMTP server", async () => {
+    type Mail = { subject: string; text: string; to: string[] };
+    const mails = async () => (await (await fetch(`${info.mailSimUrl}/mails`)).json()) as Mail[];
+    expect(await mails()).toHaveLength(0); // no address set yet: nothing was sent
+    // Shopify withholds the customers' data again: twelve new orders are held.
+    await shopSim("protected-customer-data", { granted: false });
+    await page.getByRole("link", { name: "Orders" }).first().click();
+    const before = await viewCount("attention");
+    await simOrders(12);
+    await expect
+      .poll(() => viewCount("attention"), { timeout: 120_000 })
+      .toBeGreaterThanOrEqual(before + 12);
+
+    // The merchant asks for emails, with held orders told of at once.
+    await page.getByRole("link", { name: "Settings" }).first().click();
+    await page.getByLabel("Send to").fill("not-an-address");
+    await page.getByRole("button", { name: "Save notifications" }).click();
+    await page
+      .getByText("Enter email addresses like name@example.com, separated by commas")
+      .waitFor();
+    expect(await page.getByLabel("Send to").inputValue()).toBe("not-an-address");
+    await page.getByLabel("Send to").fill("merchant@example.com, partner@example.com");
+    await page.getByLabel("Tell of a held order after (minutes)").fill("0");
+    await page.getByRole("button", { name: "Save notifications" }).click();
+    await page.getByText("Notification settings saved").first().waitFor();
+    await page.locator("#notifications").scrollIntoViewIfNeeded();
+    await shot("13-settings-notifications");
+
+    // The app looks every minute; "Check now" looks at once. Either way: one email.
+    await page.getByRole("link", { name: "Mail" }).first().click();
+    await page.getByRole("heading", { name: "Caught emails" }).waitFor();
+    await page.getByRole("button", { name: "Check now" }).click();
+    await expect.poll(async () => (await mails()).length, { timeout: 90_000 }).toBe(1);
+    const [mail] = await mails();
+    expect(mail!.to.sort()).toEqual(["merchant@example.com", "partner@example.com"]);
+    expect(mail!.subject).toMatch(/\b\d+ orders held\b.* · demo-shop$/);
+    const held = Number(/(\d+) orders held/.exec(mail!.subject)![1]);
+    expect(held).toBeGreaterThanOrEqual(12);
+    expect(mail!.text).toMatch(/Orders that need you \(\d+\)/);
+    // One line for the one cause, the orders named under it.
+    expect(mail!.text).toMatch(/- \d+ orders held: .*protected customer data/i);
+    await page.locator("[data-mail]").first().waitFor();
+    expect(await page.locator("[data-mail]").count()).toBe(1);
+    // Nothing new and the digest's minutes not over: no second email.
+    await page.getByRole("button", { name: "Check now" }).click();
+    await page
+      .getByText(/No email: nothing due/)
+      .first()
+      .waitFor();
+    expect(await mails()).toHaveLength(1);
+    await shot("14-sandbox-mail");
+    await shopSim("protected-customer-data", { granted: true });
+  });
+
+  it("unsubscribes from a kind of email by the email's link, asking first", async () => {
+    const [mail] = (await (await fetch(`${info.mailSimUrl}/mails`)).json()) as { text: string }[];
+    const link = /Stop emails about “Orders that failed or stay held”: (\S+)/.exec(mail!.text)?.[1];
+    expect(link).toBeDefined();
+    await page.goto(link!);
+    await page
+      .getByText(/Stop emails about “Orders that failed or stay held” from demo-shop/)
+      .waitFor();
+    await shot("15-unsubscribe");
+    await page.getByRole("button", { name: "Unsubscribe" }).click();
+    await page.getByText("Unsubscribed").first().waitFor();
+    await page.goto(`${info.url}/app/settings`);
+    expect(
+      await page
+        .getByLabel("Orders that failed, or stay held longer than the time below")
+        .isChecked(),
+    ).toBe(false);
+    expect(
+      await page.getByLabel("The service not answering, and answering again").isChecked(),
+    ).toBe(true);
   });
 
   it("shows an address that does not exist inside the app, with the way back", async () => {

@@ -1,0 +1,41 @@
+/**
+ * The sandbox's caught emails: the sandbox runs a mail catcher (a real SMTP server, see
+ * test/sim/mail) and points SMTP_URL at it; this reads what it caught, and runs the shop's
+ * notification turn at once ("Check now") instead of at the next minute's scan.
+ */
+import type { PrismaClient } from "@prisma/client";
+import { z } from "zod";
+import { config } from "../config.server";
+import { balanceOf } from "./account.server";
+import { configuredMailer } from "../notify/mailer.server";
+import { notifyShop } from "../notify/notices.server";
+
+const caughtSchema = z.array(
+  z.object({
+    messageId: z.string(),
+    from: z.string(),
+    to: z.array(z.string()),
+    subject: z.string(),
+    text: z.string(),
+    receivedAt: z.string(),
+  }),
+);
+
+export type CaughtMail = z.infer<typeof caughtSchema>[number];
+
+/** Newest first; null when the sandbox has no mail catcher. */
+export async function caughtMails(): Promise<CaughtMail[] | null> {
+  if (!config.SANDBOX_MAIL_SIM_URL) return null;
+  const res = await fetch(`${config.SANDBOX_MAIL_SIM_URL}/mails`, {
+    signal: AbortSignal.timeout(5000),
+  });
+  if (!res.ok) throw new Error(`The mail catcher answered HTTP ${res.status}`);
+  return caughtSchema.parse(await res.json()).reverse();
+}
+
+export async function checkNotificationsNow(db: PrismaClient, shop: string) {
+  return notifyShop(db, shop, configuredMailer(), async () => {
+    const b = await balanceOf(db, shop);
+    return { amount: b.amount, outage: b.outage };
+  });
+}
