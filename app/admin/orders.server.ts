@@ -296,6 +296,7 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
       title: l.title,
       variantTitle: l.variantTitle,
       sku: l.sku,
+      image: safeUrl(l.image),
       quantity: l.quantity,
       unitPrice: l.unitPrice,
       unitPriceUsd: l.unitPriceUsd,

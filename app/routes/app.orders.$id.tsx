@@ -19,7 +19,9 @@ import {
   Link as PolarisLink,
   Page,
   Text,
+  Thumbnail,
 } from "@shopify/polaris";
+import { ImageIcon } from "@shopify/polaris-icons";
 import { useEffect } from "react";
 import { KeyboardDataTable } from "../components/KeyboardDataTable";
 import { Facts } from "../components/Facts";
@@ -68,6 +70,36 @@ const ACTION_HELP: Record<string, string> = {
   hold: "Stop it here until you release it",
   release: "Let it go on now",
 };
+
+/** "12.50" × 3 → "37.50", in cents (never floats for money). */
+function times(amount: string, quantity: number): string {
+  const cents = Math.round(Number(amount) * 100) * quantity;
+  return Number.isFinite(cents) ? (cents / 100).toFixed(2) : "—";
+}
+
+/** A line: the product's image, title, variant and SKU. */
+function LineItem({
+  line,
+}: {
+  line: { title: string; variantTitle: string | null; sku: string | null; image: string | null };
+}) {
+  return (
+    <InlineStack gap="200" wrap={false} blockAlign="center">
+      <Thumbnail source={line.image ?? ImageIcon} alt="" size="small" />
+      <BlockStack gap="050">
+        <Text as="span">{line.title}</Text>
+        {line.variantTitle ? (
+          <Text as="span" tone="subdued">
+            {line.variantTitle}
+          </Text>
+        ) : null}
+        <Text as="span" tone="subdued" variant="bodySm">
+          {`SKU ${line.sku ?? "—"}`}
+        </Text>
+      </BlockStack>
+    </InlineStack>
+  );
+}
 
 export default function OrderPage() {
   const { order, pod, sandbox, repair } = useLoaderData<typeof loader>();
@@ -311,24 +343,31 @@ export default function OrderPage() {
             <Card padding="0">
               <KeyboardDataTable
                 label="Order lines"
-                columnContentTypes={["text", "text", "numeric", "numeric", "numeric", "text"]}
+                columnContentTypes={["text", "numeric", "numeric", "numeric", "text"]}
                 headings={[
                   "Item",
-                  "SKU",
                   "Quantity",
                   `Unit price (${order.currency ?? "shop"})`,
-                  "Sent to the service (USD)",
+                  "Cost at the service (USD)",
                   "Catalog variant",
                 ]}
-                rows={order.lines.map((l) => [
-                  l.variantTitle ? `${l.title} — ${l.variantTitle}` : l.title,
-                  l.sku ?? "—",
-                  l.quantity,
-                  l.unitPrice,
-                  l.unitPriceUsd ?? (order.currency === "USD" ? l.unitPrice : "—"),
-                  l.svcVid ?? "not connected",
-                ])}
-                totals={["", "", "", itemsTotal(order.lines), "", ""]}
+                rows={order.lines.map((l) => {
+                  const usd = l.unitPriceUsd ?? (order.currency === "USD" ? l.unitPrice : null);
+                  return [
+                    <LineItem key={l.id} line={l} />,
+                    l.quantity,
+                    l.unitPrice,
+                    usd ? `${usd} × ${l.quantity} = ${times(usd, l.quantity)}` : "—",
+                    l.svcVid ? (
+                      <span key="vid" title={l.svcVid} style={{ fontFamily: "monospace" }}>
+                        {l.svcVid.length > 12 ? `${l.svcVid.slice(0, 8)}…` : l.svcVid}
+                      </span>
+                    ) : (
+                      "not connected"
+                    ),
+                  ];
+                })}
+                totals={["", "", itemsTotal(order.lines), "", ""]}
                 totalsName={{ singular: "Items total", plural: "Items total" }}
               />
             </Card>
