@@ -254,7 +254,7 @@ export async function settingsAction(
       }
       case "test-email": {
         const r = await sendTestEmail(db, shop);
-        if (typeof r === "string") return fail(intent, { testEmail: r });
+        if (typeof r === "string") return fail(intent, { form: r });
         return { ok: true, intent, message: `Test email sent to ${r.join(", ")}` };
       }
       case "quote": {

@@ -11,7 +11,16 @@ export type ActionData =
  * The outcome of the last post: a success toast (and a banner for what still needs the
  * merchant), or the error that belongs to no field, as a banner that stays.
  */
-export function FormStatus({ data, intent }: { data: ActionData; intent?: string }) {
+export function FormStatus({
+  data,
+  intent,
+  summary = false,
+}: {
+  data: ActionData;
+  intent?: string;
+  /** A form of several fields: a refusal also shows a banner that says nothing was saved. */
+  summary?: boolean;
+}) {
   if (!data || (intent && data.intent !== intent)) return null;
   if (data.ok) {
     return (
@@ -21,7 +30,15 @@ export function FormStatus({ data, intent }: { data: ActionData; intent?: string
       </>
     );
   }
-  return data.errors.form ? <Banner tone="critical">{data.errors.form}</Banner> : null;
+  if (data.errors.form) return <Banner tone="critical">{data.errors.form}</Banner>;
+  // Errors by field: each sentence stands by its field; the summary says nothing was saved.
+  const fields = Object.keys(data.errors).length;
+  if (!summary || fields === 0) return null;
+  return (
+    <Banner tone="critical" title="Not saved">
+      {`${fields === 1 ? "One field needs" : `${fields} fields need`} a change: see the message${fields === 1 ? "" : "s"} below. Nothing was changed.`}
+    </Banner>
+  );
 }
 
 /** The error of a field of the last post of this intent, if any. */

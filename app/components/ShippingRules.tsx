@@ -90,7 +90,7 @@ export function ShippingRules({
   return (
     <Card>
       <BlockStack gap="400">
-        <FormStatus data={result} intent="save-shipping" />
+        <FormStatus data={result} intent="save-shipping" summary />
         {rules.length === 0 ? (
           <Banner tone={legacyMethod ? "info" : "warning"}>
             {legacyMethod

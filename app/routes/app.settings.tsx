@@ -289,7 +289,7 @@ function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
         ))}
         <FormLayout>
           <SaveBar dirty={dirty} busy={busy} onDiscard={() => setS(data.settings)} />
-          <FormStatus data={result} intent="save-settings" />
+          <FormStatus data={result} intent="save-settings" summary />
           <Select
             label="Place an order at the service when the shop order is"
             name="trigger"
@@ -426,7 +426,7 @@ function FxRatesCard({ rates, result }: { rates: Record<string, string>; result:
       <Form method="post">
         <Intent value="save-fx" />
         <FormLayout>
-          <FormStatus data={result} intent="save-fx" />
+          <FormStatus data={result} intent="save-fx" summary />
           <TextField
             label="Your own rates (USD for one unit)"
             name="fxRates"
@@ -488,7 +488,7 @@ function NotificationsCard({ data, result }: { data: Data; result: ActionData })
             <input key={k} type="hidden" name={k} value={String(s[k])} />
           ))}
           <FormLayout>
-            <FormStatus data={result} intent="save-notifications" />
+            <FormStatus data={result} intent="save-notifications" summary />
             {mailConfigured ? null : (
               <Banner tone="warning">
                 <Text as="p">
@@ -561,11 +561,6 @@ function NotificationsCard({ data, result }: { data: Data; result: ActionData })
           <Intent value="test-email" />
           <BlockStack gap="200">
             <FormStatus data={result} intent="test-email" />
-            {fieldError(result, "test-email", "testEmail") ? (
-              <Text as="p" tone="critical">
-                {fieldError(result, "test-email", "testEmail")}
-              </Text>
-            ) : null}
             <InlineStack gap="300" blockAlign="center">
               <Button submit disabled={busy || !data.settings.notifyEmails}>
                 Send a test email

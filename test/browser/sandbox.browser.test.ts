@@ -368,16 +368,20 @@ describe("the sandbox in a browser", () => {
     expect(await page.getByText("Expected fetcher").count()).toBe(0);
   });
 
-  it("finds the shipped order by its tracking number", async () => {
+  it("finds the shipped order by its tracking number, on a desktop and on a phone", async () => {
     expect(shippedTracking).not.toBe("");
-    await page.getByRole("textbox", { name: "Search" }).fill(shippedTracking);
-    await page.getByRole("button", { name: "Apply" }).click();
-    await page.waitForURL(/q=/);
-    await expect.poll(() => page.locator("[data-order-link]").count()).toBe(1);
-    expect(await page.locator("[data-order-link]").first().innerText()).toBe(shippedOrder);
-    await shot("09-orders-search-tracking");
-    await page.getByRole("link", { name: "Clear" }).click();
-    await page.waitForURL((u) => !u.search.includes("q="));
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.getByRole("textbox", { name: "Search" }).fill(shippedTracking);
+      await page.getByRole("button", { name: "Apply" }).click();
+      await page.waitForURL(/q=/);
+      await expect.poll(() => page.locator("[data-order-link]").count()).toBe(1);
+      expect(await page.locator("[data-order-link]").first().innerText()).toBe(shippedOrder);
+      if (width === 1280) await shot("09-orders-search-tracking");
+      await page.getByRole("link", { name: "Clear" }).click();
+      await page.waitForURL((u) => !u.search.includes("q="));
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it("warns of a service outage on the dashboard, and not once the service answers", async () => {
@@ -450,6 +454,9 @@ describe("the sandbox in a browser", () => {
     await page.getByRole("button", { name: "Save notifications" }).click();
     await page
       .getByText("Enter email addresses like name@example.com, separated by commas")
+      .waitFor();
+    await page
+      .getByText(/One field needs a change: see the message below\. Nothing was changed\./)
       .waitFor();
     expect(await page.getByLabel("Send to").inputValue()).toBe("not-an-address");
     await page.getByLabel("Send to").fill("merchant@example.com, partner@example.com");
