@@ -77,6 +77,21 @@ export const settingsSchema = z.object({
         .refine((v) => Number(v) > 0, "a positive decimal (USD per unit)"),
     )
     .default({}),
+  /**
+   * The cost guard (issue 16): automatic payment holds an order whose service cost (items and
+   * shipping, USD) is over this cap; empty: no cap.
+   */
+  costCapUsd: z
+    .string()
+    .trim()
+    .regex(/^(\d{1,7}(\.\d{1,2})?)?$/, "An amount in USD like 80 or 79.50, or empty")
+    .default(""),
+  /** …or that leaves less than this margin, in % of the shop total; empty: no minimum. */
+  minMarginPct: z
+    .string()
+    .trim()
+    .regex(/^(\d{1,2}(\.\d)?|100)?$/, "A percentage from 0 to 100 like 20 or 12.5, or empty")
+    .default(""),
   /** Shopify emails the customer when tracking is written. */
   notifyCustomer: bool.default(true),
   /**

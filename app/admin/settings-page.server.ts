@@ -129,6 +129,8 @@ const SETTINGS_FIELDS = [
   "iossNumber",
   "notifyCustomer",
   "paused",
+  "costCapUsd",
+  "minMarginPct",
 ] as const satisfies readonly (keyof ShopSettings)[];
 
 const settingsForm = settingsSchema

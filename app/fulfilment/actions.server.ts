@@ -50,10 +50,12 @@ export async function retryOrder(
   if (o.state !== "FAILED" && o.state !== "HELD") {
     return { ok: false, error: `The order is ${o.state}: nothing to retry.` };
   }
-  if (o.svcOrderId || o.placedAt) return resumeCreated(deps, o, "retry", "Retry by the merchant.");
-  // Nothing fixed: say what still holds it, change nothing.
-  const still = await stillHeld(db, o, deps.clock.now());
+  // Nothing fixed: say what still holds it, change nothing (over the cost guard, only Release
+  // pays: Retry asks the guard again).
+  const ask = o.reasonCode === "cost_guard" || !(o.svcOrderId || o.placedAt);
+  const still = ask ? await stillHeld(db, o, deps.clock.now()) : null;
   if (still) return { ok: false, error: still };
+  if (o.svcOrderId || o.placedAt) return resumeCreated(deps, o, "retry", "Retry by the merchant.");
   await placeAgain(deps, o, "retry", "Retry by the merchant: the order is placed again.");
   return {
     ok: true,

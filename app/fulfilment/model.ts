@@ -40,7 +40,9 @@ export type ReasonCode =
   /** The shop's currency has no exchange rate to USD (issue 14: prices go in USD). */
   | "no_fx_rate"
   /** The service kept failing (unreachable, busy): placed again when it answers. */
-  | "service_unavailable";
+  | "service_unavailable"
+  /** Created at the service, but its cost is over the merchant's cap or its margin too thin. */
+  | "cost_guard";
 
 /** Held orders whose cause can go away by itself: the pipeline checks them again. */
 export const SELF_RELEASING: ReasonCode[] = [

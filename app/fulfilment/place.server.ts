@@ -6,6 +6,7 @@
  * outcome finds the order instead of creating it twice.
  */
 import type { ShopOrder as OrderRow, ShopOrderLine as LineRow } from "@prisma/client";
+import { costGuardReason } from "./cost-guard";
 import { z } from "zod";
 import { orderFacts } from "./order-facts";
 import type { Db } from "../jobs/queue.server";
@@ -395,7 +396,12 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     }
     const r = await createAtService(
       deps,
-      { ...order, svcAccountId: account.id },
+      {
+        ...order,
+        svcAccountId: account.id,
+        currency,
+        fxRate: fx.source === "USD" ? null : fx.usdPerUnit,
+      },
       request,
       settings,
       {
@@ -490,20 +496,30 @@ async function createAtService(
     }
   }
   const waiting = !svcOrderId;
+  const cost = amount ? toMoney(amount) : null;
+  const shippingCost = shipping.choice.priceUsd ?? null;
+  // Automatic payment would pay it: the cost guard looks first, in the same write (a pay run
+  // must never see it CREATED in between).
+  const guard =
+    svcOrderId && settings.autoPay
+      ? costGuardReason(settings, { ...order, amount: cost, shippingCost })
+      : null;
   await db.shopOrder.update({
     where: { id: order.id },
     data: {
-      state: "CREATED",
+      state: guard ? "HELD" : "CREATED",
       svcOrderId,
-      amount: amount ? toMoney(amount) : null,
+      amount: cost,
       shipmentOrderId,
       logisticName: shipping.choice.logisticName,
-      shippingCost: shipping.choice.priceUsd ?? null,
+      shippingCost,
       placedAt: new Date(deps.clock.now()),
-      reasonCode: waiting ? "waiting_connection" : null,
-      reasonMessage: waiting
-        ? `Created at the service, which keeps it among invalid orders until its products are connected${note ? ` (${note})` : ""}.`
-        : null,
+      reasonCode: guard ? "cost_guard" : waiting ? "waiting_connection" : null,
+      reasonMessage:
+        guard ??
+        (waiting
+          ? `Created at the service, which keeps it among invalid orders until its products are connected${note ? ` (${note})` : ""}.`
+          : null),
     },
   });
   await addTimeline(db, order.id, {
@@ -513,6 +529,15 @@ async function createAtService(
       ? `Created at the service as ${svcOrderId}${amount ? ` (${toMoney(amount)} USD)` : ""}${note ? `, ${note}` : ""}.`
       : `Created at the service without an order id yet${note ? `: ${note}` : ""}.`,
   });
+  if (guard) {
+    await addTimeline(db, order.id, {
+      step: "guard",
+      outcome: "held",
+      errorCode: "cost_guard",
+      message: guard,
+    });
+    return { outcome: "held", reason: "cost_guard" };
+  }
   if (svcOrderId && settings.autoPay) {
     await schedulePay(db, {
       accountId: order.svcAccountId,

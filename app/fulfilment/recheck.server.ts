@@ -9,6 +9,8 @@ import type { ShopOrder as OrderRow } from "@prisma/client";
 import type { Db } from "../jobs/queue.server";
 import { getSettings } from "../settings.server";
 import { compareMoney, toMoney } from "../svc/decimal";
+import { costGuardReason } from "./cost-guard";
+import { addTimeline } from "./timeline.server";
 import type { ReasonCode } from "./model";
 import { schedulePay, schedulePlace } from "./schedule.server";
 
@@ -21,13 +23,43 @@ export async function recheckHeld(
 ): Promise<number> {
   const held = await db.shopOrder.findMany({
     where: { shopDomain, state: "HELD", reasonCode: { in: causes } },
-    select: { id: true, reasonCode: true, svcAccountId: true },
+    select: {
+      id: true,
+      reasonCode: true,
+      svcAccountId: true,
+      amount: true,
+      shippingCost: true,
+      shopTotal: true,
+      currency: true,
+      fxRate: true,
+    },
     take: 1000,
   });
   const accounts = new Set<string>();
+  const settings = held.some((o) => o.reasonCode === "cost_guard")
+    ? await getSettings(db, shopDomain)
+    : null;
   for (const o of held) {
     if (o.reasonCode === "short_balance") {
       if (o.svcAccountId) accounts.add(o.svcAccountId);
+      continue;
+    }
+    if (o.reasonCode === "cost_guard") {
+      // Created at the service already: the guard is asked again with the settings now.
+      if (settings && o.svcAccountId && !costGuardReason(settings, o)) {
+        const n = await db.shopOrder.updateMany({
+          where: { id: o.id, state: "HELD", reasonCode: "cost_guard" },
+          data: { state: "CREATED", reasonCode: null, reasonMessage: null },
+        });
+        if (n.count === 1) {
+          await addTimeline(db, o.id, {
+            step: "guard",
+            outcome: "info",
+            message: "The cost guard's settings changed: the order goes into the next payment.",
+          });
+          accounts.add(o.svcAccountId);
+        }
+      }
       continue;
     }
     await schedulePlace(db, { orderId: o.id, shopDomain, key: `recheck:${key}` });
@@ -46,6 +78,7 @@ export async function recheckHeld(
 
 /** The causes a settings save can remove. */
 export const SETTINGS_CAUSES: ReasonCode[] = [
+  "cost_guard",
   "settings_incomplete",
   "paused",
   "no_shipping_method",
@@ -95,6 +128,15 @@ export async function stillHeld(
       return left > 0
         ? `Still held: ${left} line${left === 1 ? " has" : "s have"} no match. Connect ${left === 1 ? "it" : "them"} on the Products page and the order goes on.`
         : null;
+    }
+    case "cost_guard": {
+      // Retry does not pay over the guard; Release does (the merchant's decision).
+      const row = await db.shopOrder.findUnique({
+        where: { id: o.id },
+        select: { amount: true, shippingCost: true, shopTotal: true, currency: true, fxRate: true },
+      });
+      const reason = row ? costGuardReason(await getSettings(db, o.shopDomain), row) : null;
+      return reason ? `Still held: ${reason.replace(/^Held before payment: /, "")}` : null;
     }
     default:
       return null;

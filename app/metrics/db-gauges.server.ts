@@ -106,6 +106,7 @@ const REASONS = new Set([
   "no_shipping_method",
   "no_fx_rate",
   "service_unavailable",
+  "cost_guard",
 ]);
 const STATE_SET = new Set<string>(STATES);
 

@@ -327,6 +327,28 @@ function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
           />
           <FormLayout.Group>
             <TextField
+              label="Hold payment of an order costing over (USD)"
+              name="costCapUsd"
+              autoComplete="off"
+              inputMode="decimal"
+              value={s.costCapUsd}
+              onChange={set("costCapUsd")}
+              helpText="Items and shipping at the service. Empty: no cap."
+              error={err("costCapUsd")}
+            />
+            <TextField
+              label="…or leaving a margin under (%)"
+              name="minMarginPct"
+              autoComplete="off"
+              inputMode="decimal"
+              value={s.minMarginPct}
+              onChange={set("minMarginPct")}
+              helpText="Of the shop order's total. Empty: no minimum."
+              error={err("minMarginPct")}
+            />
+          </FormLayout.Group>
+          <FormLayout.Group>
+            <TextField
               label="Payment batch size (orders)"
               name="payBatchSize"
               type="number"
