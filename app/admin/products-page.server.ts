@@ -1,4 +1,5 @@
 /** The products page: the shop's variants with their catalog variant, the picker, the actions. */
+import { startImport } from "../catalog/import-connections.server";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { bulkConnectStatus, startBulkConnect } from "../jobs/bulk-connect.server";
@@ -127,6 +128,16 @@ export async function productsAction(
       case "auto-match": {
         await startBulkConnect(db, shop);
         return { ok: true, intent, message: "Matching by SKU started" };
+      }
+      case "import-connections": {
+        const account = await accountOf(db, shop);
+        if (!account) return fail({ form: "Connect a service account first" });
+        await startImport(db, shop, account.id);
+        return {
+          ok: true,
+          intent,
+          message: "Reading the connections made at the service: matched variants show in a moment",
+        };
       }
       case "connect": {
         const parsed = parseForm(connectForm, form);

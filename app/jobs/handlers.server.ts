@@ -12,6 +12,10 @@ import { jobKindFor } from "../webhooks/intake.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "./bulk-connect.server";
 import { BULK_ORDERS_JOB, bulkOrdersHandler } from "../admin/bulk-orders.server";
 import { productionDeps } from "../fulfilment/deps.server";
+import {
+  importConnectionsHandlers,
+  importConnectionsRecurringJobs,
+} from "../catalog/import-connections.server";
 import { notifyHandlers, notifyRecurringJobs } from "../notify/jobs.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
@@ -247,6 +251,8 @@ export const handlers: Record<string, JobHandler> = {
 
   ...notifyHandlers(),
 
+  ...importConnectionsHandlers(),
+
   /**
    * Jobs no handler knows (an event type nothing handles, from before the intake stored those
    * without a job, or a kind this version dropped) would wait forever and slow every claim:
@@ -295,4 +301,5 @@ export const recurringJobs: RecurringJob[] = [
   ...fulfilmentRecurringJobs,
   ...fxRecurringJobs,
   ...notifyRecurringJobs,
+  ...importConnectionsRecurringJobs,
 ];

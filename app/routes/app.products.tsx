@@ -201,15 +201,24 @@ function BulkCard({
             </Text>
             <Text as="p" tone="subdued">
               Connects every variant whose SKU is a catalog variant SKU. Runs in the background: you
-              can leave this page.
+              can leave this page. Connections you made in the service&apos;s console are read when
+              you connect, every 6 hours, and on demand.
             </Text>
           </BlockStack>
-          <Form method="post">
-            <input type="hidden" name="intent" value="auto-match" />
-            <Button submit variant="primary" disabled={busy || disabled || Boolean(running)}>
-              Auto-match by SKU
-            </Button>
-          </Form>
+          <InlineStack gap="200">
+            <Form method="post">
+              <input type="hidden" name="intent" value="import-connections" />
+              <Button submit disabled={busy || disabled}>
+                Read the service&apos;s connections
+              </Button>
+            </Form>
+            <Form method="post">
+              <input type="hidden" name="intent" value="auto-match" />
+              <Button submit variant="primary" disabled={busy || disabled || Boolean(running)}>
+                Auto-match by SKU
+              </Button>
+            </Form>
+          </InlineStack>
         </InlineStack>
         {bulk ? (
           <BlockStack gap="200">

@@ -1,5 +1,6 @@
 import { json, type ActionFunctionArgs } from "@remix-run/node";
 import { prisma } from "../db.server";
+import { startImport } from "../catalog/import-connections.server";
 import { recheckHeld } from "../fulfilment/recheck.server";
 import { logger } from "../logger.server";
 import { receiveAuthorizationCode } from "../svc/index.server";
@@ -42,6 +43,11 @@ export const action = async ({ request }: ActionFunctionArgs) => {
     logger.info({ shop: result.shopDomain }, "service account connected");
     if (result.shopDomain) {
       await recheckHeld(prisma, result.shopDomain, ["no_account"], `connected:${Date.now()}`);
+      const account = await prisma.svcAccount.findUnique({
+        where: { shopDomain: result.shopDomain },
+        select: { id: true },
+      });
+      if (account) await startImport(prisma, result.shopDomain, account.id);
     }
   }
   return reply(result.result, result.message, result.result === "0" ? 200 : 400);

@@ -25,6 +25,7 @@ import {
   SvcValidationError,
 } from "../svc/errors";
 import { TOKEN_REQUEST_INTERVAL_MS } from "../svc/tokens.server";
+import { startImport } from "../catalog/import-connections.server";
 import { recheckHeld } from "../fulfilment/recheck.server";
 
 /** A refusal the merchant can act on; `field` names the form field it belongs to. */
@@ -73,6 +74,8 @@ export async function connectApiKey(db: PrismaClient, input: ConnectInput): Prom
   const account = await connectOrReuse(db, input, now);
   // Orders held for want of an account go on at once.
   await recheckHeld(db, input.shop, ["no_account"], `connected:${account.id}:${now()}`);
+  // Connections the merchant made in the service's console are read at once.
+  await startImport(db, input.shop, account.id);
   return account;
 }
 
