@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { settingsAction } from "../../app/admin/settings-page.server";
 import { releaseOrder, retryOrder } from "../../app/fulfilment/actions.server";
 import { costGuardReason } from "../../app/fulfilment/cost-guard";
+import { JOB } from "../../app/fulfilment/schedule.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 
@@ -44,7 +45,17 @@ describe("the cost guard", () => {
     expect(row.reasonMessage).toBe(
       `Held before payment: the service asks ${amount} USD${shipping}, over your cap of 0.50 USD. Release it to pay it anyway, or change the cost guard in Settings.`,
     );
-    expect(row.timeline.some((t) => t.step === "guard" && t.outcome === "held")).toBe(true);
+    expect(
+      row.timeline.some(
+        (t) => t.step === "guard" && t.outcome === "held" && t.errorCode === "cost_guard",
+      ),
+    ).toBe(true);
+    // The place job says what it did.
+    const job = await prisma.job.findFirstOrThrow({
+      where: { kind: JOB.place, payload: { path: ["orderId"], equals: row.id } },
+      orderBy: { id: "desc" },
+    });
+    expect(job.result).toEqual({ outcome: "held", reason: "cost_guard" });
     expect(opCalls(h, "addCart")).toBe(carts);
     expect(h.svc.order(row.svcOrderId!)!.paid).toBe(false);
 
@@ -95,6 +106,51 @@ describe("the cost guard", () => {
     });
     const row = await placed("100.00");
     expect(row.state).toBe("PAID");
+  });
+});
+
+describe("the cost guard in another currency", () => {
+  it("works the margin out in USD at the rate the order was placed with", async () => {
+    await updateSettings(prisma, h.shopDomain, {
+      fxRates: { EUR: "2.00" },
+      minMarginPct: "60",
+    });
+    const p = await h.connectedProduct("Euro guarded", "20.00");
+    const placedEur = h.shop.placeOrder(h.shopDomain, {
+      lines: [{ variantId: p.variants[0]!.id, quantity: 1 }],
+      currency: "EUR",
+    });
+    await h.shop.sendWebhook(
+      h.shopDomain,
+      "orders/paid",
+      h.shop.orderWebhookPayload(h.shopDomain, placedEur.id),
+    );
+    await h.settle();
+    const row = await h.row(placedEur.legacyId);
+    expect(row).toMatchObject({ state: "HELD", reasonCode: "cost_guard", fxRate: "2.00" });
+    // 20.00 EUR at 2.00 = 40.00 USD: the order's worth in USD, not in euros.
+    expect(row.reasonMessage).toContain(" for an order of 40.00 USD, a margin of ");
+    // A lower minimum that this margin meets: the order goes into the next payment.
+    const form = new FormData();
+    form.set("intent", "save-settings");
+    form.set("minMarginPct", "1");
+    expect(await settingsAction(prisma, h.shopDomain, form, { sandbox: false })).toMatchObject({
+      ok: true,
+    });
+    await h.settle();
+    expect((await h.row(placedEur.legacyId)).state).toBe("PAID");
+  });
+});
+
+describe("the cost guard without automatic payment", () => {
+  it("holds nothing: the merchant pays each order", async () => {
+    await updateSettings(prisma, h.shopDomain, { costCapUsd: "0.50", autoPay: false });
+    try {
+      const row = await placed();
+      expect(row).toMatchObject({ state: "CREATED", reasonCode: null });
+    } finally {
+      await updateSettings(prisma, h.shopDomain, { autoPay: true });
+    }
   });
 });
 
