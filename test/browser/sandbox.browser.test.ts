@@ -188,6 +188,8 @@ beforeAll(async () => {
       LOG_LEVEL: "info",
     },
     stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group: npx starts tsx, which starts node; stopping the group stops all.
+    detached: true,
   });
   info = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sandbox did not start:\n${output}`)), 90_000);
@@ -220,9 +222,22 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (sandbox && sandbox.exitCode === null) {
-    sandbox.kill("SIGTERM");
-    await new Promise((r) => sandbox.once("exit", r));
+  if (sandbox?.pid && sandbox.exitCode === null) {
+    const exited = new Promise((r) => sandbox.once("exit", r));
+    process.kill(-sandbox.pid, "SIGTERM");
+    const stopped = await Promise.race([
+      exited.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 15_000)),
+    ]);
+    if (!stopped) process.kill(-sandbox.pid, "SIGKILL");
+  }
+  // Nothing of the group may outlive the test (a lingering sandbox keeps its port and CPU).
+  if (sandbox?.pid) {
+    try {
+      process.kill(-sandbox.pid, "SIGKILL");
+    } catch {
+      // the group is gone: as it should be
+    }
   }
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
@@ -463,6 +478,13 @@ describe("the sandbox in a browser", () => {
     await page.getByLabel("Tell of a held order after (minutes)").fill("0");
     await page.getByRole("button", { name: "Save notifications" }).click();
     await page.getByText("Notification settings saved").first().waitFor();
+    // Settled: the form shows what was saved, its button ready again.
+    await expect
+      .poll(() => page.getByRole("button", { name: "Save notifications" }).isDisabled())
+      .toBe(false);
+    expect(await page.getByLabel("Send to").inputValue()).toBe(
+      "merchant@example.com, partner@example.com",
+    );
     await page.locator("#notifications").scrollIntoViewIfNeeded();
     await shot("13-settings-notifications");
 
