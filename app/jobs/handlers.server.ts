@@ -17,6 +17,7 @@ import {
   importConnectionsRecurringJobs,
 } from "../catalog/import-connections.server";
 import { notifyHandlers, notifyRecurringJobs } from "../notify/jobs.server";
+import { DIGEST_MAX_ATTEMPTS } from "../notify/notices.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
 import type { Db } from "./queue.server";
@@ -279,17 +280,36 @@ export const handlers: Record<string, JobHandler> = {
     });
   },
 
-  /** Keeps the queue small: finished jobs go after 7 days, webhook events after 30. */
+  /**
+   * Keeps the tables small: finished jobs go after 7 days, webhook events after 30, what the
+   * notification emails told (and the digests that told it) after 90.
+   */
   "jobs.prune": async (ctx) => {
     const week = new Date(Date.now() - 7 * 86400_000);
     const month = new Date(Date.now() - 30 * 86400_000);
-    return ctx.commit(async (tx) => ({
+    const quarter = new Date(Date.now() - 90 * 86400_000);
+    // Deleting is idempotent: a plain transaction, its counts the job's result.
+    return ctx.prisma.$transaction(async (tx) => ({
       jobs: (
         await tx.job.deleteMany({
           where: { state: { in: ["completed", "cancelled"] }, finishedAt: { lt: week } },
         })
       ).count,
       events: (await tx.webhookEvent.deleteMany({ where: { receivedAt: { lt: month } } })).count,
+      // A notice still waiting for its digest stays, whatever its age.
+      notices: (
+        await tx.notice.deleteMany({
+          where: { createdAt: { lt: quarter }, digestId: { not: null } },
+        })
+      ).count,
+      digests: (
+        await tx.noticeDigest.deleteMany({
+          where: {
+            createdAt: { lt: quarter },
+            OR: [{ sentAt: { not: null } }, { attempts: { gte: DIGEST_MAX_ATTEMPTS } }],
+          },
+        })
+      ).count,
     }));
   },
 };
