@@ -292,6 +292,12 @@ describe("the sandbox in a browser", () => {
     const summary = await page.locator('[data-bulk-state="completed"]').innerText();
     expect(summary).toMatch(/Done: [1-9]\d* connected/);
     await shot("04-products-matched");
+    // Connections made in the service's console are read on demand too.
+    await page.getByRole("button", { name: "Read the service's connections" }).click();
+    await page
+      .getByText(/Reading the connections made at the service/)
+      .first()
+      .waitFor();
   });
 
   it("offers shipping methods from the service's freight quote, with price and days", async () => {
