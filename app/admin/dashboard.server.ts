@@ -4,7 +4,7 @@
  * the page shows it (and an outage it reveals) when it comes (see `liveBalance`).
  */
 import type { PrismaClient } from "@prisma/client";
-import { getSettings } from "../settings.server";
+import { getSettings, type ShopSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";
 import { WEBHOOK_GAP_THRESHOLD } from "../svc-account/kinds";
 import { accountStatus, balanceOf } from "./account.server";
@@ -20,6 +20,8 @@ export async function dashboardData(
   periodDays: number = 30,
 ) {
   const since = new Date(Math.floor(now / DAY) * DAY - 13 * DAY);
+  // Read once: the warnings and the onboarding both need them.
+  const settings = await getSettings(db, shop);
   const [counts, recent, problems, account, connections, shopRow, warnings, money] =
     await Promise.all([
       stateCounts(db, shop),
@@ -47,7 +49,7 @@ export async function dashboardData(
       accountStatus(db, shop),
       db.productConnection.count({ where: { shopDomain: shop } }),
       db.shop.findUnique({ where: { domain: shop }, select: { authProblem: true } }),
-      warningsOf(db, shop),
+      warningsOf(db, shop, settings),
       moneyOf(db, shop, now, periodDays),
     ]);
   const days: DayBucket[] = Array.from({ length: 14 }, (_, i) => ({
@@ -71,7 +73,7 @@ export async function dashboardData(
     money,
     connections,
     /** No shipping rule and no earlier single method: orders wait (onboarding asks). */
-    shippingUnset: await shippingUnset(db, shop),
+    shippingUnset: settings.shippingRules.length === 0 && !settings.logisticName,
     /** Shopify no longer accepts the app's access (background work waits): why, for the merchant. */
     authProblem: shopRow?.authProblem ?? null,
     problems: problems.map((p) => ({
@@ -82,11 +84,6 @@ export async function dashboardData(
       updatedAt: p.updatedAt.toISOString(),
     })),
   };
-}
-
-async function shippingUnset(db: PrismaClient, shop: string): Promise<boolean> {
-  const s = await getSettings(db, shop);
-  return s.shippingRules.length === 0 && !s.logisticName;
 }
 
 /** The live balance (a service call): awaited by the page, not by the loader. */
@@ -102,7 +99,7 @@ const IN_FLIGHT = ["CREATED", "PAYING", "PAID", "SHIPPED"];
  * What the dashboard warns about, from what the app knows without asking the service (the
  * notification emails use it too, app/notify).
  */
-export async function warningsOf(db: PrismaClient, shop: string) {
+export async function warningsOf(db: PrismaClient, shop: string, given?: ShopSettings) {
   const [account, held, inFlight, waiting, settings] = await Promise.all([
     db.svcAccount.findUnique({
       where: { shopDomain: shop },
@@ -134,7 +131,7 @@ export async function warningsOf(db: PrismaClient, shop: string) {
       },
       select: { amount: true },
     }),
-    getSettings(db, shop),
+    given ?? getSettings(db, shop),
   ]);
   const heldFor = (code: string) => held.find((h) => h.reasonCode === code)?._count._all ?? 0;
   const connected = Boolean(

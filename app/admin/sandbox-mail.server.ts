@@ -6,9 +6,8 @@
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { config } from "../config.server";
-import { balanceOf } from "./account.server";
 import { configuredMailer } from "../notify/mailer.server";
-import { notifyShop } from "../notify/notices.server";
+import { notifyShop, serviceProbe } from "../notify/notices.server";
 
 const caughtSchema = z.array(
   z.object({
@@ -23,19 +22,20 @@ const caughtSchema = z.array(
 
 export type CaughtMail = z.infer<typeof caughtSchema>[number];
 
-/** Newest first; null when the sandbox has no mail catcher. */
-export async function caughtMails(): Promise<CaughtMail[] | null> {
+/** Newest first; null when the sandbox has no mail catcher; a sentence when it fails. */
+export async function caughtMails(): Promise<CaughtMail[] | null | string> {
   if (!config.SANDBOX_MAIL_SIM_URL) return null;
-  const res = await fetch(`${config.SANDBOX_MAIL_SIM_URL}/mails`, {
-    signal: AbortSignal.timeout(5000),
-  });
-  if (!res.ok) throw new Error(`The mail catcher answered HTTP ${res.status}`);
-  return caughtSchema.parse(await res.json()).reverse();
+  try {
+    const res = await fetch(`${config.SANDBOX_MAIL_SIM_URL}/mails`, {
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!res.ok) return `The mail catcher answered HTTP ${res.status}.`;
+    return caughtSchema.parse(await res.json()).reverse();
+  } catch {
+    return "The mail catcher does not answer: the emails it caught cannot be shown.";
+  }
 }
 
 export async function checkNotificationsNow(db: PrismaClient, shop: string) {
-  return notifyShop(db, shop, configuredMailer(), async () => {
-    const b = await balanceOf(db, shop);
-    return { amount: b.amount, outage: b.outage };
-  });
+  return notifyShop(db, shop, configuredMailer(), () => serviceProbe(db, shop));
 }

@@ -45,37 +45,59 @@ export async function importConnections(
   for (let page = 1; page <= MAX_PAGES; page++) {
     if (signal?.aborted) throw new Error("stopped");
     const res = await client.connections.list({ page, pageSize: PAGE_SIZE });
-    for (const c of res.items) {
+    const rows = res.items.flatMap((c) => {
       out.seen++;
       const product = c.platformProductId ?? "";
       const variant = c.platformVariantId ?? "";
       const vid = c.svcVariantId ?? "";
       if (!/^\d{1,20}$/.test(product) || !/^\d{1,20}$/.test(variant) || !vid) {
         out.skipped++;
-        continue;
+        return [];
       }
-      const data = { shopifyProductId: product, svcProductId: c.svcProductId ?? null, svcVid: vid };
-      const existing = await db.productConnection.findUnique({
-        where: { shopDomain_shopifyVariantId: { shopDomain: shop, shopifyVariantId: variant } },
-        select: { svcVid: true, svcProductId: true, shopifyProductId: true },
+      return [{ variant, product, vid, svcProductId: c.svcProductId ?? null }];
+    });
+    // The app's rows for this page's variants, in one read.
+    const existing = new Map(
+      (
+        await db.productConnection.findMany({
+          where: { shopDomain: shop, shopifyVariantId: { in: rows.map((r) => r.variant) } },
+          select: {
+            shopifyVariantId: true,
+            svcVid: true,
+            svcProductId: true,
+            shopifyProductId: true,
+          },
+        })
+      ).map((e) => [e.shopifyVariantId, e]),
+    );
+    const fresh = rows.filter((r) => !existing.has(r.variant));
+    if (fresh.length > 0) {
+      const made = await db.productConnection.createMany({
+        data: fresh.map((r) => ({
+          shopDomain: shop,
+          shopifyVariantId: r.variant,
+          shopifyProductId: r.product,
+          svcProductId: r.svcProductId,
+          svcVid: r.vid,
+        })),
+        skipDuplicates: true,
       });
-      if (!existing) {
-        const made = await db.productConnection.createMany({
-          data: [{ shopDomain: shop, shopifyVariantId: variant, ...data }],
-          skipDuplicates: true,
-        });
-        out.created += made.count;
-      } else if (
-        existing.svcVid !== vid ||
-        existing.shopifyProductId !== product ||
-        (data.svcProductId !== null && existing.svcProductId !== data.svcProductId)
-      ) {
-        await db.productConnection.update({
-          where: { shopDomain_shopifyVariantId: { shopDomain: shop, shopifyVariantId: variant } },
-          data,
-        });
-        out.updated++;
-      }
+      out.created += made.count;
+    }
+    for (const r of rows) {
+      const e = existing.get(r.variant);
+      if (
+        !e ||
+        (e.svcVid === r.vid &&
+          e.shopifyProductId === r.product &&
+          (r.svcProductId === null || e.svcProductId === r.svcProductId))
+      )
+        continue;
+      await db.productConnection.update({
+        where: { shopDomain_shopifyVariantId: { shopDomain: shop, shopifyVariantId: r.variant } },
+        data: { shopifyProductId: r.product, svcProductId: r.svcProductId, svcVid: r.vid },
+      });
+      out.updated++;
     }
     const total = res.total ?? 0;
     if (res.items.length < PAGE_SIZE || page * PAGE_SIZE >= total) break;

@@ -4,11 +4,10 @@
  * sends the digest when one is due (app/notify/notices.server.ts).
  */
 import { z } from "zod";
-import { balanceOf } from "../admin/account.server";
 import { enqueue } from "../jobs/queue.server";
 import type { JobHandler, RecurringJob } from "../jobs/worker.server";
 import { configuredMailer, type Mailer } from "./mailer.server";
-import { notifyShop, type Probe } from "./notices.server";
+import { notifyShop, serviceProbe } from "./notices.server";
 
 export const NOTIFY_JOB = { scan: "notify.scan", shop: "notify.shop" } as const;
 
@@ -38,11 +37,7 @@ export function notifyHandlers(
 
     [NOTIFY_JOB.shop]: async (ctx) => {
       const { shop } = z.object({ shop: z.string().min(1) }).parse(ctx.payload);
-      const probe = async (): Promise<Probe> => {
-        const b = await balanceOf(ctx.prisma, shop);
-        return { amount: b.amount, outage: b.outage };
-      };
-      return notifyShop(ctx.prisma, shop, mailer(), probe);
+      return notifyShop(ctx.prisma, shop, mailer(), () => serviceProbe(ctx.prisma, shop));
     },
   };
 }

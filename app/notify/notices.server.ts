@@ -14,6 +14,7 @@
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
+import { balanceOf } from "../admin/account.server";
 import { warningsOf } from "../admin/dashboard.server";
 import { logger } from "../logger.server";
 import { emailList, getSettings, type ShopSettings } from "../settings.server";
@@ -36,6 +37,17 @@ export interface Probe {
   /** The balance now (USD) when the service answered; outage when it did not. */
   amount: string | null;
   outage: boolean;
+}
+
+/** The service asked for the balance: an outage shows as a failed answer. */
+export async function serviceProbe(db: PrismaClient, shop: string): Promise<Probe> {
+  const b = await balanceOf(db, shop);
+  return { amount: b.amount, outage: b.outage };
+}
+
+/** The host in the emails' Message-IDs: the app's own. */
+export function mailHost(): string {
+  return new URL(config.SHOPIFY_APP_URL).hostname || "localhost";
 }
 
 export function kindsOn(settings: ShopSettings): NoticeKind[] {
@@ -136,7 +148,7 @@ export async function detectNotices(
   }
 
   // The account's conditions: each is told when it starts (and an outage when it ends).
-  const w = await warningsOf(db, shop);
+  const w = await warningsOf(db, shop, settings);
   const live: Probe = w.connected ? await probe() : { amount: null, outage: false };
   const balance = live.amount ?? w.knownBalance;
   const threshold = settings.lowBalanceUsd ? Number(settings.lowBalanceUsd) : null;
@@ -163,13 +175,13 @@ export async function detectNotices(
     const text = conditions[kind];
     const was = open.find((c) => c.kind === kind);
     if (text && !was) {
-      const since = new Date(now);
+      const start = new Date(now);
       const made = await db.noticeCondition.createMany({
-        data: [{ shopDomain: shop, kind, since }],
+        data: [{ shopDomain: shop, kind, since: start }],
         skipDuplicates: true,
       });
       if (made.count === 1 && on.has(kind))
-        found.push({ kind, key: `${kind}:${since.toISOString()}`, text });
+        found.push({ kind, key: `${kind}:${start.toISOString()}`, text });
     } else if (!text && was) {
       const gone = await db.noticeCondition.deleteMany({ where: { shopDomain: shop, kind } });
       if (gone.count === 1 && kind === "outage" && on.has(kind))
@@ -261,12 +273,11 @@ export async function sendDigest(
         .update(`${shop}:${now}:${waiting[0]!.id}`)
         .digest("hex")
         .slice(0, 24);
-      const host = new URL(config.SHOPIFY_APP_URL).hostname || "localhost";
       const made = await tx.noticeDigest.create({
         data: {
           id,
           shopDomain: shop,
-          messageId: `<digest-${id}@${host}>`,
+          messageId: `<digest-${id}@${mailHost()}>`,
           recipients: to.join(", "),
           subject: "",
           notices: waiting.length,

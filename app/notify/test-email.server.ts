@@ -4,7 +4,7 @@ import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
 import { emailList, getSettings } from "../settings.server";
 import { configuredMailer, type Mailer } from "./mailer.server";
-import { digestLinks } from "./notices.server";
+import { digestLinks, mailHost } from "./notices.server";
 
 /** The addresses it went to, or why it could not go (a sentence for the merchant). */
 export async function sendTestEmail(
@@ -16,10 +16,9 @@ export async function sendTestEmail(
   if (to.length === 0) return "Save at least one address first";
   if (!mailer) return "Email is not set up on this server (SMTP_URL): ask the app's operator";
   const links = digestLinks(shop);
-  const host = new URL(config.SHOPIFY_APP_URL).hostname || "localhost";
   try {
     await mailer.send({
-      messageId: `<test-${randomUUID()}@${host}>`,
+      messageId: `<test-${randomUUID()}@${mailHost()}>`,
       from: config.MAIL_FROM,
       to,
       subject: `Test email · ${shop.replace(/\.myshopify\.com$/, "")}`,

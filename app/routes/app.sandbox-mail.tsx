@@ -79,7 +79,11 @@ export default function SandboxMail() {
             </Form>
           </BlockStack>
         </Card>
-        {mails === null ? (
+        {typeof mails === "string" ? (
+          <Banner tone="critical">
+            <Text as="p">{mails}</Text>
+          </Banner>
+        ) : mails === null ? (
           <Banner tone="warning">
             <Text as="p">This sandbox runs without a mail catcher (SANDBOX_MAIL_SIM_URL).</Text>
           </Banner>
