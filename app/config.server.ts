@@ -9,9 +9,12 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
 
-/** As shopify.app.toml [access_scopes] (read_locations: fulfilment orders grouped by location). */
+/**
+ * As shopify.app.toml [access_scopes] (read_locations: fulfilment orders grouped by location;
+ * read_inventory/write_inventory: the supplier's stock set on the shop's variants).
+ */
 const DEFAULT_SCOPES =
-  "read_orders,read_products,write_products,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders,read_locations";
+  "read_orders,read_products,write_products,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders,read_locations,read_inventory,write_inventory";
 
 const flag = z
   .enum(["0", "1", "true", "false", ""])

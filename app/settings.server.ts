@@ -92,6 +92,43 @@ export const settingsSchema = z.object({
     .trim()
     .regex(/^(\d{1,2}(\.\d)?|100)?$/, "A percentage from 0 to 100 like 20 or 12.5, or empty")
     .default(""),
+  /**
+   * The pricing rule (app/catalog/pricing.ts) for imported variants and re-pricing: the
+   * catalog cost (USD, turned into the shop's currency) times a multiplier, or plus a markup.
+   */
+  priceRule: z.enum(["multiplier", "markup"]).default("multiplier"),
+  priceValue: z
+    .string()
+    .trim()
+    .regex(/^\d{1,6}(\.\d{1,2})?$/, "A number like 2.5 (multiplier) or 9.99 (markup)")
+    .default("2.5"),
+  /** Prices end in .99 / .95 / .00 (rounded up to it), or are rounded to the cent. */
+  priceRounding: z.enum(["none", "99", "95", "00"]).default("99"),
+  /** Compare-at price this many % above the price; empty: none. */
+  compareAtPct: z
+    .string()
+    .trim()
+    .regex(/^(\d{1,3})?$/, "A whole percentage like 30, or empty")
+    .default(""),
+  /** When the catalog cost moves by at least repriceThresholdPct: re-price by the rule, or only flag. */
+  repriceOnCostChange: z.enum(["apply", "flag"]).default("flag"),
+  repriceThresholdPct: z
+    .string()
+    .trim()
+    .regex(/^\d{1,2}(\.\d)?$/, "A percentage like 5 or 7.5")
+    .default("5"),
+  /** Set the shop's inventory from the supplier's stock. */
+  stockSync: bool.default(true),
+  /** Warehouse countries whose stock counts (comma separated); empty: the ship-from country. */
+  stockCountries: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(
+      /^([A-Z]{2}(\s*,\s*[A-Z]{2})*)?$/,
+      "Two-letter country codes separated by commas, like CN, US",
+    )
+    .default(""),
   /** Shopify emails the customer when tracking is written. */
   notifyCustomer: bool.default(true),
   /**

@@ -210,7 +210,7 @@ export async function startConnect(db: PrismaClient, shop: string, sandbox: bool
 }
 
 /**
- * webhook/set for ORDER, LOGISTIC and PRODUCT with the account's secret address (shared with
+ * webhook/set for ORDER, LOGISTIC, PRODUCT and STOCK with the account's secret address (shared with
  * the other shops on the same service account). Also lifts a pause of the deliveries.
  */
 export async function registerWebhooks(db: PrismaClient, shop: string): Promise<void> {

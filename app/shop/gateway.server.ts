@@ -39,12 +39,24 @@ import {
   listProducts,
 } from "./products.server";
 import { type GatewayOptions, createCall } from "./transport.server";
+import {
+  type ProductSetInput,
+  type ShopBasics,
+  type VariantItem,
+  type VariantStock,
+  setProduct,
+  setStock,
+  shopBasics,
+  updatePrices,
+  variantStock,
+} from "./catalog-writes.server";
 
 export * from "./fulfillment-orders.server";
 export * from "./fulfillment-plan";
 export * from "./fulfillments.server";
 export * from "./orders.server";
 export * from "./products.server";
+export * from "./catalog-writes.server";
 export { type AdminGraphql, type GatewayOptions, operationName } from "./transport.server";
 
 export interface ShopGateway {
@@ -87,6 +99,22 @@ export interface ShopGateway {
     productGid: ShopifyProductGid,
     opts?: { first?: number; after?: string | null },
   ): Promise<Page<ShopVariant>>;
+  /** The shop's currency and primary location (catalog/ import and stock sync). */
+  shopBasics(): Promise<ShopBasics>;
+  /** productSet by handle, then every variant with its inventory item. */
+  setProduct(input: ProductSetInput): Promise<{ productId: string; variants: VariantItem[] }>;
+  /** Variants' price, inventory item and "available" at the location (100 ids a call). */
+  variantStock(variantGids: string[], locationId: string): Promise<Map<string, VariantStock>>;
+  updatePrices(
+    productGid: string,
+    variants: { id: string; price: string; compareAtPrice: string | null }[],
+  ): Promise<void>;
+  /** ≤ 250 absolute quantities in one idempotent call. */
+  setStock(
+    key: string,
+    locationId: string,
+    items: { inventoryItemId: string; quantity: number }[],
+  ): Promise<void>;
 }
 
 export function createShopGateway(
@@ -113,5 +141,10 @@ export function createShopGateway(
       updateTracking(call, shop, fulfillmentGid, tracking, notifyCustomer),
     listProducts: (o) => listProducts(call, o),
     listProductVariants: (productGid, o) => listProductVariants(call, shop, productGid, o),
+    shopBasics: () => shopBasics(call),
+    setProduct: (input) => setProduct(call, shop, input),
+    variantStock: (ids, locationId) => variantStock(call, ids, locationId),
+    updatePrices: (productGid, variants) => updatePrices(call, shop, productGid, variants),
+    setStock: (key, locationId, items) => setStock(call, shop, key, locationId, items),
   };
 }

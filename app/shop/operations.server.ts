@@ -19,6 +19,15 @@ import {
 } from "./fulfillments.server";
 import { GET_ORDER, GET_ORDER_LINE_ITEMS, ORDER_PAGE } from "./orders.server";
 import { LIST_PRODUCTS, LIST_PRODUCT_VARIANTS, PRODUCT_PAGE } from "./products.server";
+import {
+  CATALOG_WRITE_LIMITS,
+  INVENTORY_SET,
+  PRODUCT_SET,
+  PRODUCT_VARIANT_ITEMS,
+  SHOP_BASICS,
+  VARIANTS_BULK_UPDATE,
+  VARIANT_INVENTORY_ITEMS,
+} from "./catalog-writes.server";
 
 export {
   CREATE_FULFILLMENT,
@@ -122,5 +131,45 @@ export const OPERATIONS: Record<string, Operation> = {
     document: LIST_PRODUCT_VARIANTS,
     worstCaseVariables: { id: "gid://shopify/Product/1", first: PRODUCT_PAGE.moreVariants },
     module: "app/shop/products.server.ts",
+  },
+  ShopBasics: {
+    document: SHOP_BASICS,
+    worstCaseVariables: {},
+    module: "app/shop/catalog-writes.server.ts",
+  },
+  ProductSet: {
+    document: PRODUCT_SET,
+    worstCaseVariables: {},
+    module: "app/shop/catalog-writes.server.ts",
+  },
+  ProductVariantItems: {
+    document: PRODUCT_VARIANT_ITEMS,
+    worstCaseVariables: {
+      id: "gid://shopify/Product/1",
+      first: CATALOG_WRITE_LIMITS.variantItems,
+      after: "c",
+    },
+    module: "app/shop/catalog-writes.server.ts",
+  },
+  VariantInventoryItems: {
+    document: VARIANT_INVENTORY_ITEMS,
+    worstCaseVariables: {
+      ids: Array.from(
+        { length: CATALOG_WRITE_LIMITS.nodes },
+        (_, i) => `gid://shopify/ProductVariant/${i + 1}`,
+      ),
+      locationId: "gid://shopify/Location/1",
+    },
+    module: "app/shop/catalog-writes.server.ts",
+  },
+  VariantsBulkUpdate: {
+    document: VARIANTS_BULK_UPDATE,
+    worstCaseVariables: {},
+    module: "app/shop/catalog-writes.server.ts",
+  },
+  InventorySet: {
+    document: INVENTORY_SET,
+    worstCaseVariables: {},
+    module: "app/shop/catalog-writes.server.ts",
   },
 };

@@ -111,7 +111,7 @@ async function settleSecret(db: PrismaClient, accountId: string) {
 }
 
 /**
- * webhook/set ENABLE for ORDER, LOGISTIC and PRODUCT with the group's callback address. The
+ * webhook/set ENABLE for ORDER, LOGISTIC, PRODUCT and STOCK with the group's callback address. The
  * call also lifts a pause of the deliveries. Throws the service's error (1606000, "setting
  * exists", counts as done).
  */
@@ -124,7 +124,12 @@ export async function registerAccountWebhooks(
   const client = await (deps.clientFor ?? defaultClient(db))(accountId);
   const section = { type: "ENABLE" as const, callbackUrls: [svcWebhookUrl(secret)] };
   try {
-    await client.webhooks.set({ order: section, logistics: section, product: section });
+    await client.webhooks.set({
+      order: section,
+      logistics: section,
+      product: section,
+      stock: section,
+    });
   } catch (error) {
     if (!(error instanceof SvcWebhookExistsError)) throw error;
   }

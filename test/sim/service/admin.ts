@@ -163,9 +163,29 @@ export async function handleAdmin(
           typeof body.message === "string" ? body.message : undefined,
         );
         return sendJson(res, 200, { ok: true });
+      case "POST catalog/:/variant": {
+        // POST /__sim/catalog/<vid>/variant {inventory?, sellPrice?, removed?}
+        const change: Parameters<ServiceSim["changeVariant"]>[1] = {};
+        if (body.inventory !== undefined) {
+          if (!body.inventory || typeof body.inventory !== "object")
+            throw new AdminError(400, "inventory must be an object of country → count");
+          change.inventory = Object.fromEntries(
+            Object.entries(body.inventory as Json).map(([k, v]) => [k, num(v, `inventory.${k}`)]),
+          );
+        }
+        if (body.sellPrice !== undefined)
+          change.sellPrice = text(String(body.sellPrice), "sellPrice");
+        if (body.removed === true) change.removed = true;
+        sim.changeVariant(text(b, "vid"), change);
+        await sim.deliverPendingWebhooks();
+        return sendJson(res, 200, { ok: true });
+      }
       case "GET catalog": {
         const n = Math.min(100, Number(q("limit") ?? "10"));
-        const products = sim.state.catalog.products.filter((p) => !p.removed).slice(0, n);
+        const sku = q("sku");
+        const products = sim.state.catalog.products
+          .filter((p) => !p.removed && (!sku || p.sku === sku))
+          .slice(0, n);
         return sendJson(
           res,
           200,

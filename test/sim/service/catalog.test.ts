@@ -15,7 +15,8 @@ describe("catalog", () => {
       expect(twin.state.catalog.products.map((p) => p.pid)).toEqual(
         sim.state.catalog.products.map((p) => p.pid),
       );
-      expect(sim.state.catalog.products.length).toBe(300);
+      // 300 generated products and the fixed three-option jacket.
+      expect(sim.state.catalog.products.length).toBe(301);
       expect(sim.state.catalog.products.every((p) => p.variants.length > 0)).toBe(true);
     } finally {
       await twin.close();

@@ -52,6 +52,8 @@ export interface CatalogProduct {
   customizationVersion: number;
   variants: CatalogVariant[];
   removed: boolean; // product query answers 1602002
+  /** The sales attributes' names, in the order of each variant's key ("Color-Size"). */
+  optionNames: string[];
 }
 
 export interface Storage {
@@ -246,6 +248,7 @@ export function buildCatalog(size = 300, seed = 20261122): Catalog {
   const products: CatalogProduct[] = [];
   const base = Date.UTC(2025, 0, 1);
   for (let i = 0; i < size; i++) products.push(makeProduct(rng, i, thirds, base));
+  products.push(threeOptionProduct(createRng(seed + 1), thirds, base));
 
   const byPid = new Map(products.map((p) => [p.pid, p]));
   const bySku = new Map(products.map((p) => [p.sku, p]));
@@ -342,6 +345,79 @@ function makeProduct(
     customizationVersion: rng.next() < 0.05 ? 5 : 0,
     variants,
     removed,
+    optionNames: sizes.length ? ["Color", "Size"] : ["Color"],
+  };
+}
+
+/** The SPU of the catalog's one product with three sales attributes (5 × 4 × 2 = 40 variants). */
+export const THREE_OPTION_SKU = "SVC-TRAIL-JACKET";
+const MATERIALS = ["Cotton", "Nylon"];
+
+/** A jacket in 5 colours, 4 sizes and 2 materials: keys like "Red-M-Cotton". */
+function threeOptionProduct(
+  rng: Rng,
+  thirds: Array<{
+    first: string;
+    firstId: string;
+    second: string;
+    secondId: string;
+    id: string;
+    name: string;
+  }>,
+  base: number,
+): CatalogProduct {
+  const pid = rng.uuid();
+  const cat = thirds[0]!;
+  const nameEn = "Trail Jacket";
+  const image = `https://img.svc.test/p/${THREE_OPTION_SKU}.jpg`;
+  const keys = COLORS.flatMap((c) => SIZES.flatMap((z) => MATERIALS.map((m) => `${c}-${z}-${m}`)));
+  const variants: CatalogVariant[] = keys.map((key, k) => {
+    const inventory: Record<string, number> = {};
+    for (const c of COUNTRIES) inventory[c] = c === "CN" ? 100 + k : c === "US" ? 10 : 0;
+    const sellPrice = 1500n + BigInt((k % 4) * 100);
+    return {
+      vid: rng.uuid(),
+      pid,
+      sku: `${THREE_OPTION_SKU}-${key.replace(/[^A-Za-z0-9]+/g, "")}`,
+      nameEn: `${nameEn} ${key}`,
+      key,
+      image: `https://img.svc.test/v/${THREE_OPTION_SKU}-${k}.jpg`,
+      sellPrice,
+      suggestPrice: (sellPrice * 25n) / 10n,
+      weight: 600,
+      length: 300,
+      width: 250,
+      height: 40,
+      inventory,
+      removed: false,
+    };
+  });
+  return {
+    pid,
+    sku: THREE_OPTION_SKU,
+    nameEn,
+    categoryId: cat.id,
+    twoCategoryId: cat.secondId,
+    oneCategoryId: cat.firstId,
+    categoryName: cat.name,
+    twoCategoryName: cat.second,
+    oneCategoryName: cat.first,
+    productType: "ORDINARY_PRODUCT",
+    image,
+    images: [image, `https://img.svc.test/p/${THREE_OPTION_SKU}-2.jpg`],
+    weight: 600,
+    sellPrice: 1500n,
+    listedNum: 1200,
+    createAt: base + 3_600_000,
+    freeShipping: false,
+    hasVideo: false,
+    supplierId: "SUP1",
+    supplierName: SUPPLIERS[0]!,
+    description: "<p>Trail Jacket: light, warm and water-resistant.</p>",
+    customizationVersion: 0,
+    variants,
+    removed: false,
+    optionNames: ["Color", "Size", "Material"],
   };
 }
 

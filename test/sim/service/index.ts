@@ -30,6 +30,7 @@ import { ROUTES } from "./routes";
 import { handleApi, sendJson } from "./server";
 import { createState, findOrder, type CallRecord, type SimOrder, type SimState } from "./state";
 import { WebhookDispatcher } from "./webhooks";
+import type { Json } from "./validate";
 import { setDisputeStatus } from "./disputes";
 
 export type { SimOrder, SimOrderLine, OrderStatus } from "./state";
@@ -78,6 +79,16 @@ export interface ServiceSim {
     storeVariantId: string,
     catalogVid: string,
   ): void;
+  /**
+   * The supplier changes a catalog variant: stock per country (STOCK UPDATE), price (VARIANT
+   * UPDATE) or removal (VARIANT DELETE); every account subscribed to the section is told.
+   */
+  changeVariant(
+    vid: string,
+    change: { inventory?: Record<string, number>; sellPrice?: string; removed?: boolean },
+  ): void;
+  /** The supplier removes a whole product (PRODUCT DELETE to every subscribed account). */
+  removeProduct(pid: string): void;
   ship(orderId: string, opts?: ShipOptions): void;
   deliver(orderId: string): void;
   /** After payment the service cancels (refunds) or closes the order; ORDER UPDATE sent. */
@@ -187,6 +198,45 @@ export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<Ser
         logistics: "SvcPacket Ordinary",
       });
       connectPendingOrders(rt, a);
+    },
+    changeVariant(vid, change) {
+      const v = state.catalog.variantByVid.get(vid);
+      if (!v) throw new Error(`catalog variant ${vid} not found`);
+      const everyone = (type: "STOCK" | "VARIANT", messageType: string, params: Json) => {
+        for (const a of state.accounts.values()) rt.webhooks.emit(a, type, messageType, params);
+      };
+      if (change.inventory) {
+        for (const [country, n] of Object.entries(change.inventory)) v.inventory[country] = n;
+        everyone("STOCK", "UPDATE", {
+          pid: v.pid,
+          vid: v.vid,
+          variantSku: v.sku,
+          inventories: Object.entries(v.inventory).map(([countryCode, totalInventory]) => ({
+            countryCode,
+            totalInventory,
+          })),
+        });
+      }
+      if (change.sellPrice !== undefined) {
+        v.sellPrice = parseMoney(change.sellPrice);
+        everyone("VARIANT", "UPDATE", {
+          pid: v.pid,
+          vid: v.vid,
+          variantSku: v.sku,
+          variantSellPrice: Number(change.sellPrice),
+        });
+      }
+      if (change.removed) {
+        v.removed = true;
+        everyone("VARIANT", "DELETE", { pid: v.pid, vid: v.vid, variantSku: v.sku });
+      }
+    },
+    removeProduct(pid) {
+      const p = state.catalog.byPid.get(pid);
+      if (!p) throw new Error(`catalog product ${pid} not found`);
+      p.removed = true;
+      for (const a of state.accounts.values())
+        rt.webhooks.emit(a, "PRODUCT", "DELETE", { pid: p.pid, productSku: p.sku });
     },
     ship: (id, o) => shipOrder(rt, orderOrThrow(id), o),
     deliver: (id) => deliverOrder(rt, orderOrThrow(id)),

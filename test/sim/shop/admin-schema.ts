@@ -14,7 +14,8 @@
  * - a connection (a field returning `…Connection`) costs 2 plus `first` (or `last`) times the
  *   cost of one node; the `edges`/`node`/`nodes`/`pageInfo` wrappers cost nothing more; nested
  *   connections multiply;
- * - a list of objects with a `first` argument costs `first` times one element;
+ * - a list of objects with a `first` argument costs `first` times one element, and one fetched
+ *   by `ids` (QueryRoot.nodes) costs one element per id;
  * - a mutation field costs 10 (its payload's own selections are added as for queries);
  * - a single query may request at most 1,000 points (MAX_COST_EXCEEDED beyond).
  */
@@ -265,6 +266,9 @@ export function requestedCost(
       return (base ?? 2) + Math.max(0, n) * perNodeOf(named, node);
     }
     const one = (base ?? 1) + costOfSet(named, node.selectionSet);
+    // A list fetched by ids (QueryRoot.nodes) costs one element per id asked for.
+    const ids = argValue(node, "ids", variables);
+    if (isListType(getNullableType(def.type)) && Array.isArray(ids)) return ids.length * one;
     if (isListType(getNullableType(def.type)) && n > 0) return n * one;
     return one;
   };

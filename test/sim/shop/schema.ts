@@ -9,6 +9,7 @@
  */
 import { GraphQLError, type GraphQLResolveInfo } from "graphql";
 import { grants } from "./admin-schema";
+import { catalogResolvers } from "./catalog";
 import {
   type FulfillmentOrderRec,
   type FulfillmentRec,
@@ -565,6 +566,10 @@ export const resolvers: Record<string, Record<string, FieldImpl>> = {
   },
   SelectedOption: { name: "prop", value: "prop" },
 };
+
+// Products as an app writes them (catalog.ts): productSet, prices, inventory.
+for (const [type, fields] of Object.entries(catalogResolvers))
+  resolvers[type] = { ...resolvers[type], ...fields };
 
 /** Every `…Connection` and `…Edge` type, and PageInfo, resolve from the paginated value. */
 export function implOf(typeName: string, fieldName: string): FieldImpl | undefined {

@@ -27,6 +27,7 @@ import {
   openScheduledFulfillmentOrder,
   releaseFulfillmentOrderHold,
 } from "./schema";
+import { takeStock } from "./catalog";
 import {
   DEFAULT_SCOPES,
   type FulfillmentOrderRec,
@@ -47,7 +48,22 @@ export interface SimProduct {
   legacyId: number;
   title: string;
   handle: string;
-  variants: { id: string; legacyId: number; sku: string; price: string; title: string }[];
+  variants: {
+    id: string;
+    legacyId: number;
+    sku: string;
+    price: string;
+    title: string;
+    compareAtPrice: string | null;
+    options: string[];
+    tracked: boolean;
+    /** "available" at the shop's default location; null when not stocked there. */
+    available: number | null;
+    inventoryItemId: string | null;
+  }[];
+  optionNames: string[];
+  images: string[];
+  descriptionHtml: string;
 }
 
 export interface SimOrder {
@@ -274,8 +290,17 @@ export async function startShopSim(
           sku: v.sku,
           price: v.price,
           title: v.title,
+          compareAtPrice: v.compareAtPrice ?? null,
+          options: v.options,
+          tracked: Boolean(v.tracked),
+          available: v.available?.get(shop.defaultLocationId) ?? null,
+          inventoryItemId:
+            v.inventoryItemId === undefined ? null : gid("InventoryItem", v.inventoryItemId),
         };
       }),
+      optionNames: p.optionNames,
+      images: p.images ?? (p.image ? [p.image] : []),
+      descriptionHtml: p.descriptionHtml ?? "",
     };
   };
   const orderView = (shop: ShopRec, id: number): SimOrder => {
@@ -492,6 +517,9 @@ export async function startShopSim(
             shop.locations.set(locId, { id: locId, name: l.location, fulfillmentService: false });
         }
         byLocation.set(locId, [...(byLocation.get(locId) ?? []), l]);
+        // A tracked variant stocked at the location: the order takes its quantity off.
+        const variant = l.rec.variantId === null ? undefined : shop.variants.get(l.rec.variantId);
+        if (variant) takeStock(shop, variant, locId, l.rec.quantity);
       }
       const per = Math.max(1, Math.floor(o.fulfillmentOrdersPerLocation ?? 1));
       for (const [locationId, lines] of byLocation) {

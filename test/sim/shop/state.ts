@@ -28,6 +28,14 @@ export interface VariantRec {
   price: string;
   title: string;
   options: string[];
+  compareAtPrice?: string | null;
+  image?: string | null;
+  /** The variant's inventory item (same number space as every other id). */
+  inventoryItemId?: number;
+  /** Whether Shopify tracks the item's inventory (orders then take quantities off). */
+  tracked?: boolean;
+  /** "available" per location the item is stocked at (a location absent: not stocked there). */
+  available?: Map<number, number>;
 }
 
 export interface ProductRec {
@@ -38,6 +46,9 @@ export interface ProductRec {
   optionNames: string[];
   variantIds: number[];
   updatedAt: string;
+  descriptionHtml?: string;
+  vendor?: string;
+  images?: string[];
 }
 
 export interface LineItemRec {
@@ -184,6 +195,18 @@ export interface ShopRec {
   protectedData: ProtectedDataAccess;
   bucket: ThrottleBucket;
   nextOrderNumber: number;
+  /** Inventory item id → variant id. */
+  inventoryItems?: Map<number, number>;
+  /** Results of mutations sent with `@idempotent(key:)`, by key (a repeat gets the same). */
+  idempotent?: Map<string, unknown>;
+  /** Every inventory change (inventorySetQuantities, orders), newest last. */
+  inventoryLog?: {
+    itemId: number;
+    locationId: number;
+    delta: number;
+    after: number;
+    reason: string;
+  }[];
   /** Fault knobs: answer the next N GraphQL calls with THROTTLED, or with an HTTP status. */
   throttleNext: number;
   failNext: { status: number; count: number } | null;
@@ -235,4 +258,6 @@ export const DEFAULT_SCOPES = [
   "read_merchant_managed_fulfillment_orders",
   "write_merchant_managed_fulfillment_orders",
   "read_locations",
+  "read_inventory",
+  "write_inventory",
 ];

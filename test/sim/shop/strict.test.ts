@@ -338,7 +338,10 @@ describe("scopes and protected customer data", () => {
     });
     sim.setScopes(
       domain,
-      DEFAULT_SCOPES.filter((s) => s !== "read_locations"),
+      // read_inventory grants Location too: an install without either.
+      DEFAULT_SCOPES.filter(
+        (s) => !["read_locations", "read_inventory", "write_inventory"].includes(s),
+      ),
     );
     const denied = await gql(LOCATION, { id: o.id });
     expect(denied.data.order.fulfillmentOrders.nodes).toEqual([

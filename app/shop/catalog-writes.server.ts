@@ -1,0 +1,370 @@
+/**
+ * Writing the supplier's catalog into the shop: productSet (import a product with its options,
+ * variants, images and inventory), productVariantsBulkUpdate (prices), inventorySetQuantities
+ * (stock at the app's location), and the reads they need (the shop's currency and primary
+ * location; variants' inventory items). Requested costs are in each document's comment; every
+ * one stays far under Shopify's 1,000-point limit.
+ */
+import { z } from "zod";
+import { ShopUserError } from "./errors";
+import { type Call, pageInfoSchema } from "./transport.server";
+
+export const CATALOG_WRITE_LIMITS = {
+  /** Variants read back per page after productSet (ProductVariantItems). */
+  variantItems: 250,
+  /** Quantities per inventorySetQuantities call (Shopify's limit). */
+  quantities: 250,
+  /** Variants per productVariantsBulkUpdate call. */
+  bulkVariants: 250,
+  /** Variant ids per VariantInventoryItems call. */
+  nodes: 100,
+} as const;
+
+/** Requested cost 2: shop 1 + location 1. */
+export const SHOP_BASICS = `#graphql
+query ShopBasics {
+  shop { currencyCode }
+  location { id }
+}`;
+
+/**
+ * Creates (or, with the same handle, replaces) a product. Requested cost 12: mutation 10 +
+ * product 1 + userErrors 1 (the variants are read back with ProductVariantItems).
+ */
+export const PRODUCT_SET = `#graphql
+mutation ProductSet($identifier: ProductSetIdentifiers, $input: ProductSetInput!) {
+  productSet(identifier: $identifier, input: $input, synchronous: true) {
+    product { id title }
+    userErrors { field message code }
+  }
+}`;
+
+/**
+ * A product's variants with their inventory items and options. Worst-case requested cost 753:
+ * product 1 + variants (2 + 250 × (ProductVariant 1 + inventoryItem 1 + selectedOptions 1)).
+ */
+export const PRODUCT_VARIANT_ITEMS = `#graphql
+query ProductVariantItems($id: ID!, $first: Int!, $after: String) {
+  product(id: $id) {
+    id
+    variants(first: $first, after: $after) {
+      nodes {
+        id
+        sku
+        price
+        selectedOptions { name value }
+        inventoryItem { id }
+      }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+
+/**
+ * Variants by id with their price, inventory item and quantity at one location. Worst-case
+ * requested cost 400 (100 ids): 100 × (ProductVariant 1 + inventoryItem 1 + inventoryLevel 1 +
+ * quantities 1).
+ */
+export const VARIANT_INVENTORY_ITEMS = `#graphql
+query VariantInventoryItems($ids: [ID!]!, $locationId: ID!) {
+  nodes(ids: $ids) {
+    ... on ProductVariant {
+      id
+      price
+      inventoryItem {
+        id
+        tracked
+        inventoryLevel(locationId: $locationId) {
+          quantities(names: ["available"]) { name quantity }
+        }
+      }
+    }
+  }
+}`;
+
+/** Prices of up to 250 variants of one product. Requested cost 12: mutation 10 + lists. */
+export const VARIANTS_BULK_UPDATE = `#graphql
+mutation VariantsBulkUpdate($productId: ID!, $variants: [ProductVariantsBulkInput!]!) {
+  productVariantsBulkUpdate(productId: $productId, variants: $variants) {
+    productVariants { id price }
+    userErrors { field message code }
+  }
+}`;
+
+/**
+ * Absolute "available" quantities for up to 250 items (one idempotency key per batch, so a
+ * retried call is applied once). Requested cost 12.
+ */
+export const INVENTORY_SET = `#graphql
+mutation InventorySet($key: String!, $input: InventorySetQuantitiesInput!) {
+  inventorySetQuantities(input: $input) @idempotent(key: $key) {
+    inventoryAdjustmentGroup { id }
+    userErrors { field message code }
+  }
+}`;
+
+const userErrors = z.array(
+  z.object({
+    field: z.array(z.string()).nullable().optional(),
+    message: z.string(),
+    code: z.string().nullable().optional(),
+  }),
+);
+
+function refuse(shop: string, operation: string, errors: z.infer<typeof userErrors>): never {
+  throw new ShopUserError({
+    shop,
+    operation,
+    userErrors: errors.map((e) => ({
+      field: e.field ?? null,
+      message: e.message,
+      code: e.code ?? null,
+    })),
+  });
+}
+
+export interface ShopBasics {
+  currencyCode: string;
+  locationId: string | null;
+}
+
+export async function shopBasics(call: Call): Promise<ShopBasics> {
+  const data = await call(
+    SHOP_BASICS,
+    {},
+    z.object({
+      shop: z.object({ currencyCode: z.string() }),
+      location: z.object({ id: z.string() }).nullable(),
+    }),
+  );
+  return { currencyCode: data.shop.currencyCode, locationId: data.location?.id ?? null };
+}
+
+export interface ProductSetInput {
+  handle: string;
+  title: string;
+  descriptionHtml: string;
+  vendor?: string;
+  images: string[];
+  options: { name: string; values: string[] }[];
+  variants: {
+    optionValues: { optionName: string; name: string }[];
+    sku: string;
+    price: string;
+    compareAtPrice: string | null;
+    image?: string | null;
+    /** Stock at the location (inventory tracked); null: not tracked. */
+    quantity: number | null;
+  }[];
+  locationId: string | null;
+}
+
+export interface VariantItem {
+  id: string;
+  sku: string | null;
+  price: string;
+  options: { name: string; value: string }[];
+  inventoryItemId: string;
+}
+
+const variantItemSchema = z.object({
+  id: z.string(),
+  sku: z.string().nullable(),
+  price: z.string(),
+  selectedOptions: z.array(z.object({ name: z.string(), value: z.string() })),
+  inventoryItem: z.object({ id: z.string() }),
+});
+
+/** productSet by handle (a retry replaces the same product), then its variants read back. */
+export async function setProduct(
+  call: Call,
+  shop: string,
+  input: ProductSetInput,
+): Promise<{ productId: string; variants: VariantItem[] }> {
+  const data = await call(
+    PRODUCT_SET,
+    {
+      identifier: { handle: input.handle },
+      input: {
+        handle: input.handle,
+        title: input.title,
+        descriptionHtml: input.descriptionHtml,
+        ...(input.vendor ? { vendor: input.vendor } : {}),
+        status: "ACTIVE",
+        files: input.images.map((src) => ({ originalSource: src, contentType: "IMAGE" })),
+        productOptions: input.options.map((o, i) => ({
+          name: o.name,
+          position: i + 1,
+          values: o.values.map((name) => ({ name })),
+        })),
+        variants: input.variants.map((v) => ({
+          optionValues: v.optionValues,
+          price: v.price,
+          compareAtPrice: v.compareAtPrice,
+          inventoryItem: { sku: v.sku, tracked: v.quantity !== null },
+          ...(v.image ? { file: { originalSource: v.image, contentType: "IMAGE" } } : {}),
+          ...(v.quantity !== null && input.locationId
+            ? {
+                inventoryQuantities: [
+                  { locationId: input.locationId, name: "available", quantity: v.quantity },
+                ],
+              }
+            : {}),
+        })),
+      },
+    },
+    z.object({
+      productSet: z.object({
+        product: z.object({ id: z.string(), title: z.string() }).nullable(),
+        userErrors,
+      }),
+    }),
+  );
+  const payload = data.productSet;
+  if (payload.userErrors.length || !payload.product)
+    refuse(
+      shop,
+      "ProductSet",
+      payload.userErrors.length ? payload.userErrors : [{ message: "no product was set" }],
+    );
+  const productId = payload.product.id;
+  const variants: VariantItem[] = [];
+  for (let after: string | null = null; ; ) {
+    const page: {
+      product: {
+        variants: {
+          nodes: z.infer<typeof variantItemSchema>[];
+          pageInfo: z.infer<typeof pageInfoSchema>;
+        };
+      } | null;
+    } = await call(
+      PRODUCT_VARIANT_ITEMS,
+      { id: productId, first: CATALOG_WRITE_LIMITS.variantItems, after },
+      z.object({
+        product: z
+          .object({
+            variants: z.object({ nodes: z.array(variantItemSchema), pageInfo: pageInfoSchema }),
+          })
+          .nullable(),
+      }),
+    );
+    if (!page.product) break;
+    for (const v of page.product.variants.nodes)
+      variants.push({
+        id: v.id,
+        sku: v.sku,
+        price: v.price,
+        options: v.selectedOptions,
+        inventoryItemId: v.inventoryItem.id,
+      });
+    if (!page.product.variants.pageInfo.hasNextPage) break;
+    after = page.product.variants.pageInfo.endCursor;
+  }
+  return { productId, variants };
+}
+
+export interface VariantStock {
+  id: string;
+  price: string;
+  inventoryItemId: string;
+  tracked: boolean;
+  /** "available" at the location; null when the item is not stocked there. */
+  available: number | null;
+}
+
+/** Variants' inventory items and stock at the location, 100 ids a call. */
+export async function variantStock(
+  call: Call,
+  variantGids: string[],
+  locationId: string,
+): Promise<Map<string, VariantStock>> {
+  const out = new Map<string, VariantStock>();
+  const node = z
+    .object({
+      id: z.string().optional(),
+      price: z.string().optional(),
+      inventoryItem: z
+        .object({
+          id: z.string(),
+          tracked: z.boolean(),
+          inventoryLevel: z
+            .object({ quantities: z.array(z.object({ name: z.string(), quantity: z.number() })) })
+            .nullable(),
+        })
+        .optional(),
+    })
+    .nullable();
+  for (let i = 0; i < variantGids.length; i += CATALOG_WRITE_LIMITS.nodes) {
+    const ids = variantGids.slice(i, i + CATALOG_WRITE_LIMITS.nodes);
+    const data = await call(
+      VARIANT_INVENTORY_ITEMS,
+      { ids, locationId },
+      z.object({ nodes: z.array(node) }),
+    );
+    for (const n of data.nodes) {
+      if (!n?.id || !n.inventoryItem) continue;
+      const level = n.inventoryItem.inventoryLevel;
+      out.set(n.id, {
+        id: n.id,
+        price: n.price ?? "",
+        inventoryItemId: n.inventoryItem.id,
+        tracked: n.inventoryItem.tracked,
+        available: level
+          ? (level.quantities.find((q) => q.name === "available")?.quantity ?? 0)
+          : null,
+      });
+    }
+  }
+  return out;
+}
+
+/** New prices for variants of one product (≤ 250 a call). */
+export async function updatePrices(
+  call: Call,
+  shop: string,
+  productGid: string,
+  variants: { id: string; price: string; compareAtPrice: string | null }[],
+): Promise<void> {
+  for (let i = 0; i < variants.length; i += CATALOG_WRITE_LIMITS.bulkVariants) {
+    const data = await call(
+      VARIANTS_BULK_UPDATE,
+      { productId: productGid, variants: variants.slice(i, i + CATALOG_WRITE_LIMITS.bulkVariants) },
+      z.object({ productVariantsBulkUpdate: z.object({ userErrors }) }),
+    );
+    if (data.productVariantsBulkUpdate.userErrors.length)
+      refuse(shop, "VariantsBulkUpdate", data.productVariantsBulkUpdate.userErrors);
+  }
+}
+
+/**
+ * Sets "available" at the location for ≤ 250 items (the caller batches). `key` makes a retry of
+ * the same batch harmless; changeFromQuantity is null: the supplier's stock is the truth.
+ */
+export async function setStock(
+  call: Call,
+  shop: string,
+  key: string,
+  locationId: string,
+  items: { inventoryItemId: string; quantity: number }[],
+): Promise<void> {
+  const data = await call(
+    INVENTORY_SET,
+    {
+      key,
+      input: {
+        name: "available",
+        reason: "correction",
+        referenceDocumentUri: `app://dropship-autopilot/stock-sync/${key}`,
+        quantities: items.map((i) => ({
+          inventoryItemId: i.inventoryItemId,
+          locationId,
+          quantity: i.quantity,
+          changeFromQuantity: null,
+        })),
+      },
+    },
+    z.object({ inventorySetQuantities: z.object({ userErrors }) }),
+  );
+  if (data.inventorySetQuantities.userErrors.length)
+    refuse(shop, "InventorySet", data.inventorySetQuantities.userErrors);
+}
