@@ -61,6 +61,8 @@ export async function connectVariants(
       sku: v.sku || null,
       svcProductId,
       svcVid: v.svcVid,
+      // The service's connection now points at svcVid (a backup's route is undone).
+      routedVid: null,
     };
     return db.productConnection.upsert({
       where: {

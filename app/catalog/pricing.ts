@@ -69,9 +69,11 @@ export function priceFor(
 ): { price: string; compareAtPrice: string | null } {
   const cost = fromUsd(costUsd, usdPerUnit);
   const value = parse(rule.priceValue);
+  // cost is in cents; the multiplier is units at 10^-scale: cents × units / 10^scale, half up.
+  const div = 10n ** BigInt(value.scale);
   const raw =
     rule.priceRule === "multiplier"
-      ? toCents(cost * value.units, value.scale)
+      ? (cost * value.units * 2n + div) / (2n * div)
       : cost + toCents(value.units, value.scale);
   const price = roundPrice(raw, rule.priceRounding);
   if (!rule.compareAtPct) return { price: formatCents(price), compareAtPrice: null };

@@ -12,6 +12,9 @@ import { orderFacts } from "./order-facts";
 import type { Db } from "../jobs/queue.server";
 import { addLogContext } from "../log-context.server";
 import { getSettings, type ShopSettings } from "../settings.server";
+import { stockCountries } from "../catalog/facts.server";
+import { chooseSuppliers, routeLines } from "../catalog/suppliers.server";
+import { DEFAULT_CONNECTION_LOGISTICS } from "../admin/connections.server";
 import type {
   ShopOrder as ShopifyOrder,
   ShopOrderLine as ShopifyLine,
@@ -288,7 +291,7 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     });
     return { outcome: "cancelled", reason: "nothing_to_ship" };
   }
-  const lines = await saveLines(db, order, shopOrder, shippable);
+  const lines = await saveLines(db, order, shopOrder, shippable, stockCountries(settings));
 
   const withheld = withheldCustomerData(shopOrder);
   if (withheld.length) {
@@ -429,6 +432,15 @@ async function createAtService(
   let shipmentOrderId: string | null = null;
   let note = "";
   try {
+    // Lines sent to a backup supplier: the service's connection points there first.
+    await routeLines(
+      db,
+      client,
+      order.shopDomain,
+      order.id,
+      settings.logisticName || DEFAULT_CONNECTION_LOGISTICS,
+      settings.fromCountryCode,
+    );
     const result = await client.orders.createOrderSafely(request);
     if (result.creation) {
       svcOrderId = result.creation.orderId ?? null;
@@ -588,6 +600,7 @@ async function saveLines(
   order: OrderRow,
   shopOrder: ShopifyOrder,
   shippable: ShopifyLine[],
+  countries: string[],
 ): Promise<LineRow[]> {
   const variantIds = shippable.flatMap((l) =>
     l.variantId ? [l.variantId, numericId(l.variantId) ?? l.variantId] : [],
@@ -603,6 +616,23 @@ async function saveLines(
         ?.svcVid ?? null
     );
   };
+  // A line whose first supplier is out of stock (or removed) goes to the first backup with stock.
+  const picks = await chooseSuppliers(
+    db,
+    order.shopDomain,
+    shippable.flatMap((l) => {
+      const primaryVid = vidOf(l.variantId);
+      const variantId = numericId(l.variantId);
+      return primaryVid && variantId
+        ? [{ variantId, primaryVid, quantity: l.currentQuantity }]
+        : [];
+    }),
+    countries,
+  );
+  const switched = shippable.flatMap((l) => {
+    const pick = picks.get(numericId(l.variantId) ?? "");
+    return pick?.passedOver ? [{ line: l, pick }] : [];
+  });
   const rows = shippable.map((l) => ({
     shopifyLineItemId: numericId(l.id) ?? l.id,
     shopifyProductId: numericId(l.productId) ?? null,
@@ -615,9 +645,16 @@ async function saveLines(
     quantity: l.currentQuantity,
     unitPrice: toMoney(l.unitPrice.amount),
     requiresShipping: true,
-    svcVid: vidOf(l.variantId),
+    svcVid: picks.get(numericId(l.variantId) ?? "")?.vid ?? vidOf(l.variantId),
   }));
   await db.$transaction(async (tx) => {
+    // The choice is told once (not again when the placement is retried).
+    const before = switched.length
+      ? await tx.shopOrderLine.findMany({
+          where: { orderId: order.id },
+          select: { shopifyLineItemId: true, svcVid: true },
+        })
+      : [];
     for (const r of rows) {
       await tx.shopOrderLine.upsert({
         where: {
@@ -637,6 +674,17 @@ async function saveLines(
       await tx.shopOrder.update({
         where: { id: order.id },
         data: { shopifyOrderName: shopOrder.name },
+      });
+    }
+    for (const { line, pick } of switched) {
+      const id = numericId(line.id) ?? line.id;
+      if (before.some((b) => b.shopifyLineItemId === id && b.svcVid === pick.vid)) continue;
+      await addTimeline(tx, order.id, {
+        step: "create",
+        outcome: "info",
+        message:
+          `"${line.title}" goes to supplier ${pick.position + 1} (catalog variant ${pick.vid}): ` +
+          `the first supplier (${pick.passedOver!.vid}) is ${pick.passedOver!.reason}.`,
       });
     }
   });

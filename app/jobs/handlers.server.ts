@@ -17,6 +17,7 @@ import {
   importConnectionsRecurringJobs,
 } from "../catalog/import-connections.server";
 import { notifyHandlers, notifyRecurringJobs } from "../notify/jobs.server";
+import { catalogHandlers, catalogRecurringJobs } from "../catalog/jobs.server";
 import { DIGEST_MAX_ATTEMPTS } from "../notify/notices.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
@@ -32,9 +33,6 @@ async function loadEvent(ctx: JobContext) {
   if (!parsed.success) throw new PermanentJobError("Job payload has no eventId");
   return ctx.prisma.webhookEvent.findUnique({ where: { id: BigInt(parsed.data.eventId) } });
 }
-
-/** Events nothing needs (yet): acknowledged and kept for 30 days. */
-const acknowledgeOnly: JobHandler = async () => ({ handled: false, note: "no handler needed" });
 
 /** The order pipeline, with the stored accounts' clients and the shops' offline sessions. */
 const pipeline = fulfilmentHandlers((ctx) => productionDeps(ctx.prisma));
@@ -238,10 +236,9 @@ export const handlers: Record<string, JobHandler> = {
     };
   },
 
-  // The service's catalog events: nothing to do yet (ORDER, LOGISTIC, ORDERSPLIT are above).
-  [jobKindFor("svc", "PRODUCT")]: acknowledgeOnly,
-  [jobKindFor("svc", "VARIANT")]: acknowledgeOnly,
-  [jobKindFor("svc", "STOCK")]: acknowledgeOnly,
+  // The service's catalog events (PRODUCT, VARIANT, STOCK), imports and the full stock and
+  // price pass (ORDER, LOGISTIC, ORDERSPLIT are above).
+  ...catalogHandlers((ctx) => productionDeps(ctx.prisma)),
 
   [BULK_CONNECT_JOB]: bulkConnectHandler,
   [BULK_ORDERS_JOB]: bulkOrdersHandler(),
@@ -322,4 +319,5 @@ export const recurringJobs: RecurringJob[] = [
   ...fxRecurringJobs,
   ...notifyRecurringJobs,
   ...importConnectionsRecurringJobs,
+  ...catalogRecurringJobs,
 ];

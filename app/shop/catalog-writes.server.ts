@@ -153,7 +153,12 @@ export interface ProductSetInput {
     price: string;
     compareAtPrice: string | null;
     image?: string | null;
-    /** Stock at the location (inventory tracked); null: not tracked. */
+    /** Inventory tracked by Shopify (orders take their quantity off). */
+    tracked: boolean;
+    /**
+     * Stock at the location; null: none given (Shopify takes quantities only when it creates
+     * the product: a product set again keeps its stock, the stock sync sets it).
+     */
     quantity: number | null;
   }[];
   locationId: string | null;
@@ -201,7 +206,7 @@ export async function setProduct(
           optionValues: v.optionValues,
           price: v.price,
           compareAtPrice: v.compareAtPrice,
-          inventoryItem: { sku: v.sku, tracked: v.quantity !== null },
+          inventoryItem: { sku: v.sku, tracked: v.tracked },
           ...(v.image ? { file: { originalSource: v.image, contentType: "IMAGE" } } : {}),
           ...(v.quantity !== null && input.locationId
             ? {

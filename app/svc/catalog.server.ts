@@ -162,6 +162,8 @@ export const productDetailSchema = obj({
   productType: str,
   categoryId: str,
   categoryName: str,
+  /** The sales attributes' names joined with '-' ("Color-Size"), as variantKey joins values. */
+  productKeyEn: str,
   sellPrice: money,
   suggestSellPrice: str,
   listedNum: num,

@@ -14,6 +14,7 @@ import { prisma } from "../../app/db.server";
 import { fulfilmentHandlers } from "../../app/fulfilment/handlers.server";
 import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
 import { handlers } from "../../app/jobs/handlers.server";
+import { catalogHandlers } from "../../app/catalog/jobs.server";
 import { Worker } from "../../app/jobs/worker.server";
 import { action as ordersCancelled } from "../../app/routes/webhooks.orders.cancelled";
 import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
@@ -73,7 +74,7 @@ export interface Harness {
   connect(p: SimProduct): Promise<void>;
   /** Places an order in the shop and posts its webhook to the app's route. */
   order(
-    lines: { product: SimProduct; quantity: number; location?: string }[],
+    lines: { product: SimProduct; quantity: number; location?: string; variant?: number }[],
     opts?: { topic?: string; risk?: "LOW" | "MEDIUM" | "HIGH"; fulfillAt?: string },
   ): Promise<{ shopOrderId: string; legacyId: number; lineIds: string[] }>;
   row(legacyId: number): ReturnType<typeof findRow>;
@@ -216,11 +217,13 @@ export async function startHarness(opts: {
   await client.webhooks.set({
     order: { type: "ENABLE", callbackUrls: [hook] },
     logistics: { type: "ENABLE", callbackUrls: [hook] },
+    product: { type: "ENABLE", callbackUrls: [hook] },
+    stock: { type: "ENABLE", callbackUrls: [hook] },
   });
 
   const worker = new Worker({
     prisma,
-    handlers: { ...handlers, ...fulfilmentHandlers(() => deps) },
+    handlers: { ...handlers, ...fulfilmentHandlers(() => deps), ...catalogHandlers(() => deps) },
     concurrency: opts.workerConcurrency ?? 2,
     pollMs: 20,
   });
@@ -285,7 +288,7 @@ export async function startHarness(opts: {
     async order(lines, o = {}) {
       const placed = shop.placeOrder(opts.shopDomain, {
         lines: lines.map((l) => ({
-          variantId: l.product.variants[0]!.id,
+          variantId: l.product.variants[l.variant ?? 0]!.id,
           quantity: l.quantity,
           ...(l.location ? { location: l.location } : {}),
         })),

@@ -1,0 +1,177 @@
+/**
+ * What the catalog says of its variants (cost in USD, stock per warehouse country, removed),
+ * kept in CatalogVariant. The service's PRODUCT/VARIANT/STOCK events say which products moved,
+ * but their bodies are "not shown" in the contract: the app reads only the ids from them
+ * (tolerantly) and asks the catalog itself (product query: one call answers every variant of a
+ * product), so a body in another shape still leads to the right facts.
+ */
+import type { Prisma, PrismaClient } from "@prisma/client";
+import type { ProductDetail, SvcClient } from "../svc/index.server";
+import { SvcProductRemovedError } from "../svc/index.server";
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+/** Product and variant ids named anywhere in an event's params (pid/productId, vid/variantId). */
+export function catalogIdsFromParams(params: unknown): { pids: string[]; vids: string[] } {
+  const pids = new Set<string>();
+  const vids = new Set<string>();
+  const id = (v: unknown) =>
+    (typeof v === "string" && v.trim() && v.length <= 200) || typeof v === "number"
+      ? String(v).trim()
+      : null;
+  const walk = (v: unknown, depth: number) => {
+    if (depth > 4 || v === null || typeof v !== "object") return;
+    if (Array.isArray(v)) {
+      for (const x of v.slice(0, 1000)) walk(x, depth + 1);
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    for (const k of ["pid", "productId", "svcProductId"]) {
+      const x = id(o[k]);
+      if (x) pids.add(x);
+    }
+    for (const k of ["vid", "variantId", "svcVariantId"]) {
+      const x = id(o[k]);
+      if (x) vids.add(x);
+    }
+    for (const x of Object.values(o)) if (x && typeof x === "object") walk(x, depth + 1);
+  };
+  let p = params;
+  if (typeof p === "string") {
+    try {
+      p = JSON.parse(p);
+    } catch {
+      p = null;
+    }
+  }
+  walk(p, 0);
+  return { pids: [...pids], vids: [...vids] };
+}
+
+/** Stock per country of a catalog variant record. */
+export function stockOf(v: ProductDetail["variants"][number]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const i of v.inventories ?? []) {
+    const c = (i.countryCode ?? "").toUpperCase();
+    if (!/^[A-Z]{2}$/.test(c)) continue;
+    out[c] = (out[c] ?? 0) + Math.max(0, Math.floor(Number(i.totalInventory ?? 0)) || 0);
+  }
+  return out;
+}
+
+/** The stock that counts for a shop: the sum over the warehouse countries it ships from. */
+export function stockIn(stock: unknown, countries: string[]): number {
+  const s = (stock && typeof stock === "object" ? stock : {}) as Record<string, unknown>;
+  return countries.reduce((n, c) => n + (Number(s[c]) > 0 ? Math.floor(Number(s[c])) : 0), 0);
+}
+
+/** The countries whose stock counts: the setting, or the ship-from country. */
+export function stockCountries(settings: { stockCountries: string; fromCountryCode: string }) {
+  const list = settings.stockCountries
+    .split(",")
+    .map((c) => c.trim().toUpperCase())
+    .filter((c) => /^[A-Z]{2}$/.test(c));
+  return list.length ? [...new Set(list)] : [settings.fromCountryCode];
+}
+
+/** Stores a product detail's variants; variants of the product it no longer lists are removed. */
+export async function storeDetail(db: Db, detail: ProductDetail, now: Date): Promise<number> {
+  const pid = detail.pid ?? "";
+  if (!pid) return 0;
+  const listed = (detail.variants ?? []).filter((v) => v.vid);
+  for (const v of listed) {
+    const data = {
+      pid,
+      productName: detail.productNameEn ?? detail.productName ?? "",
+      productImage: detail.bigImage ?? detail.productImageSet?.[0] ?? null,
+      variantKey: v.variantKey ?? null,
+      variantImage: v.variantImage ?? null,
+      sku: v.variantSku ?? null,
+      supplierName: detail.supplierName ?? null,
+      costUsd: v.variantSellPrice != null ? String(v.variantSellPrice) : null,
+      stock: stockOf(v),
+      removed: false,
+      checkedAt: now,
+    };
+    await db.catalogVariant.upsert({
+      where: { vid: v.vid! },
+      create: { vid: v.vid!, ...data },
+      update: data,
+    });
+  }
+  await db.catalogVariant.updateMany({
+    where: { pid, vid: { notIn: listed.map((v) => v.vid!) }, removed: false },
+    data: { removed: true, checkedAt: now },
+  });
+  return listed.length;
+}
+
+export interface RefreshResult {
+  products: number;
+  variants: number;
+  removedProducts: number;
+  /** Fresh enough already (another shop of the account asked moments ago). */
+  fresh: number;
+}
+
+/**
+ * Reads these catalog products (one product query each) into CatalogVariant. A product whose
+ * facts are fresh (see the options) is not asked again; one the service reports removed
+ * (1602002) has all its variants marked removed.
+ */
+export async function refreshFacts(
+  db: PrismaClient,
+  client: SvcClient,
+  pids: string[],
+  opts: {
+    now?: () => number;
+    /** Products read this recently are not read again… */
+    maxAgeMs?: number;
+    /** …or read at or after this moment (an event: facts read since it arrived are fresh). */
+    freshSince?: Date;
+    signal?: AbortSignal;
+  } = {},
+): Promise<RefreshResult> {
+  const now = opts.now ?? Date.now;
+  const out: RefreshResult = { products: 0, variants: 0, removedProducts: 0, fresh: 0 };
+  const wanted = [...new Set(pids.filter(Boolean))];
+  const since = opts.freshSince
+    ? opts.freshSince.getTime()
+    : opts.maxAgeMs
+      ? now() - opts.maxAgeMs
+      : null;
+  const recent =
+    since !== null
+      ? new Set(
+          (
+            await db.catalogVariant.groupBy({
+              by: ["pid"],
+              where: { pid: { in: wanted } },
+              _min: { checkedAt: true },
+            })
+          )
+            .filter((g) => g._min.checkedAt && g._min.checkedAt.getTime() >= since)
+            .map((g) => g.pid),
+        )
+      : new Set<string>();
+  for (const pid of wanted) {
+    if (opts.signal?.aborted) throw new Error("stopped");
+    if (recent.has(pid)) {
+      out.fresh++;
+      continue;
+    }
+    try {
+      const detail = await client.catalog.product({ pid });
+      out.variants += await storeDetail(db, detail, new Date(now()));
+      out.products++;
+    } catch (error) {
+      if (!(error instanceof SvcProductRemovedError)) throw error;
+      await db.catalogVariant.updateMany({
+        where: { pid },
+        data: { removed: true, checkedAt: new Date(now()) },
+      });
+      out.removedProducts++;
+    }
+  }
+  return out;
+}

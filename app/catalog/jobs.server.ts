@@ -1,0 +1,301 @@
+/**
+ * The catalog's jobs (issue 16):
+ * - `catalog.import`: one catalog product into the shop (import.server.ts), progress and outcome
+ *   on its CatalogImport row;
+ * - the service's PRODUCT / VARIANT / STOCK events (one job per shop of the account): the named
+ *   products are read again and the shop's variants of them brought in step (sync.server.ts);
+ * - `catalog.fullSync` every 6 hours → `catalog.syncShop` per shop with connections: every
+ *   connected product read again (facts another shop read in the last 10 minutes are reused),
+ *   then the whole shop in step. A lost event is caught here.
+ */
+import type { PrismaClient } from "@prisma/client";
+import { z } from "zod";
+import type { FulfilmentDeps } from "../fulfilment/deps.server";
+import { enqueue } from "../jobs/queue.server";
+import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
+import { PermanentJobError } from "../jobs/worker.server";
+import { jobKindFor } from "../webhooks/intake.server";
+import { SvcNotFoundError, SvcParamError } from "../svc/index.server";
+import { ShopUserError } from "../shop/index.server";
+import { catalogIdsFromParams, refreshFacts } from "./facts.server";
+import { ImportRefusedError, importProduct } from "./import.server";
+import { syncShop } from "./sync.server";
+
+export const CATALOG_JOB = {
+  import: "catalog.import",
+  syncShop: "catalog.syncShop",
+  fullSync: "catalog.fullSync",
+} as const;
+
+const FULL_SYNC_EVERY_MS = 6 * 3600_000;
+/** Facts read this recently (by another shop of the account, say) are not read again. */
+const FACTS_FRESH_MS = 10 * 60_000;
+const PID_PAGE = 500;
+
+/** Starts an import of a catalog product unless the same one is waiting or running. */
+export async function startCatalogImport(db: PrismaClient, shop: string, pid: string) {
+  const current = await db.catalogImport.findFirst({
+    where: { shopDomain: shop, pid, status: { in: ["queued", "running"] } },
+  });
+  if (current) return current;
+  return db.$transaction(async (tx) => {
+    const row = await tx.catalogImport.create({ data: { shopDomain: shop, pid } });
+    await enqueue(tx, {
+      kind: CATALOG_JOB.import,
+      payload: { importId: row.id },
+      idempotencyKey: `catalog-import:${row.id}`,
+      concurrencyKey: `${CATALOG_JOB.import}:${shop}`,
+      shopDomain: shop,
+      maxAttempts: 5,
+    });
+    return row;
+  });
+}
+
+async function accountFor(db: PrismaClient, shop: string) {
+  return db.svcAccount.findUnique({ where: { shopDomain: shop }, select: { id: true } });
+}
+
+/** Distinct catalog products the shop is connected to (first suppliers and backups), paged. */
+async function* connectedPids(db: PrismaClient, shop: string): AsyncGenerator<string[]> {
+  for (let after = ""; ; ) {
+    const rows = await db.$queryRaw<{ pid: string }[]>`
+      SELECT DISTINCT "pid" FROM (
+        SELECT "svcProductId" AS "pid" FROM "ProductConnection"
+          WHERE "shopDomain" = ${shop} AND "svcProductId" IS NOT NULL
+        UNION
+        SELECT "svcProductId" FROM "BackupSupplier" WHERE "shopDomain" = ${shop}
+      ) p WHERE "pid" > ${after} ORDER BY "pid" LIMIT ${PID_PAGE}`;
+    if (rows.length === 0) return;
+    yield rows.map((r) => r.pid);
+    if (rows.length < PID_PAGE) return;
+    after = rows[rows.length - 1]!.pid;
+  }
+}
+
+/** What the merchant reads of a failed import, and whether trying again can help. */
+function importErrorText(error: unknown): { text: string; permanent: boolean } {
+  if (error instanceof ImportRefusedError) return { text: error.message, permanent: true };
+  if (error instanceof SvcNotFoundError)
+    return { text: "The catalog product is gone (removed at the service)", permanent: true };
+  if (error instanceof SvcParamError)
+    return { text: "The catalog product was not found at the service", permanent: true };
+  if (error instanceof ShopUserError)
+    return { text: `Shopify refused the product: ${error.message}`, permanent: true };
+  return {
+    text: "The service or Shopify did not answer; the import tries again by itself",
+    permanent: false,
+  };
+}
+
+const eventRef = z.object({ eventId: z.string().regex(/^\d+$/) });
+
+export function catalogHandlers(
+  getDeps: (ctx: JobContext) => FulfilmentDeps | Promise<FulfilmentDeps>,
+): Record<string, JobHandler> {
+  const catalogEvent: JobHandler = async (ctx) => {
+    const ref = eventRef.safeParse(ctx.payload);
+    if (!ref.success) throw new PermanentJobError("Job payload has no eventId");
+    const event = await ctx.prisma.webhookEvent.findUnique({
+      where: { id: BigInt(ref.data.eventId) },
+    });
+    if (!event?.shopDomain) return { skipped: "event gone" };
+    const params = (event.payload as { params?: unknown } | null)?.params;
+    const { pids, vids } = catalogIdsFromParams(params);
+    const shop = event.shopDomain;
+    // Variants named without their product: the product from what the app knows.
+    const known = vids.length
+      ? await ctx.prisma.catalogVariant.findMany({
+          where: { vid: { in: vids } },
+          select: { pid: true },
+        })
+      : [];
+    const linked = vids.length
+      ? await ctx.prisma.productConnection.findMany({
+          where: { shopDomain: shop, svcVid: { in: vids }, svcProductId: { not: null } },
+          select: { svcProductId: true },
+        })
+      : [];
+    const all = [
+      ...new Set([...pids, ...known.map((k) => k.pid), ...linked.map((l) => l.svcProductId!)]),
+    ];
+    // Only products this shop sells.
+    const mine = [
+      ...new Set(
+        [
+          ...(await ctx.prisma.productConnection.findMany({
+            where: { shopDomain: shop, svcProductId: { in: all } },
+            select: { svcProductId: true },
+            distinct: ["svcProductId"],
+          })),
+          ...(await ctx.prisma.backupSupplier.findMany({
+            where: { shopDomain: shop, svcProductId: { in: all } },
+            select: { svcProductId: true },
+            distinct: ["svcProductId"],
+          })),
+        ].map((r) => r.svcProductId!),
+      ),
+    ];
+    if (mine.length === 0) return { skipped: "no connected product named", pids: all.length };
+    const account = await accountFor(ctx.prisma, shop);
+    if (!account) return { skipped: "no service account" };
+    const deps = await getDeps(ctx);
+    const client = await deps.svcFor(account.id);
+    const facts = await refreshFacts(ctx.prisma, client, mine, {
+      now: () => deps.clock.now(),
+      // Read again unless another shop of the account did since this event arrived.
+      freshSince: event.receivedAt,
+      signal: ctx.signal,
+    });
+    const gateway = await deps.shopFor(shop);
+    const result = await syncShop({
+      db: ctx.prisma,
+      shop,
+      gateway,
+      pids: mine,
+      now: () => deps.clock.now(),
+      signal: ctx.signal,
+      fxRatesUrl: deps.options?.fxRatesUrl,
+    });
+    return { facts: { ...facts }, ...result };
+  };
+
+  return {
+    [jobKindFor("svc", "PRODUCT")]: catalogEvent,
+    [jobKindFor("svc", "VARIANT")]: catalogEvent,
+    [jobKindFor("svc", "STOCK")]: catalogEvent,
+
+    [CATALOG_JOB.import]: async (ctx) => {
+      const importId = (ctx.payload as { importId?: unknown } | null)?.importId;
+      if (typeof importId !== "string") throw new PermanentJobError("Job payload has no importId");
+      const row = await ctx.prisma.catalogImport.findUnique({ where: { id: importId } });
+      if (!row) return { skipped: "import gone" };
+      if (row.status === "done") return { skipped: "already done" };
+      const account = await accountFor(ctx.prisma, row.shopDomain);
+      const fail = async (message: string) => {
+        await ctx.prisma.catalogImport.update({
+          where: { id: row.id },
+          data: { status: "failed", error: message.slice(0, 500) },
+        });
+        return { failed: message };
+      };
+      if (!account) return fail("Connect a service account first");
+      await ctx.prisma.catalogImport.update({
+        where: { id: row.id },
+        data: { status: "running", error: null },
+      });
+      const deps = await getDeps(ctx);
+      try {
+        const outcome = await importProduct({
+          db: ctx.prisma,
+          client: await deps.svcFor(account.id),
+          gateway: await deps.shopFor(row.shopDomain),
+          shop: row.shopDomain,
+          pid: row.pid,
+          now: () => deps.clock.now(),
+          fxRatesUrl: deps.options?.fxRatesUrl,
+          onProgress: async (p) => {
+            await ctx.prisma.catalogImport.update({
+              where: { id: row.id },
+              data: { title: p.title, variants: p.variants },
+            });
+          },
+        });
+        await ctx.prisma.catalogImport.update({
+          where: { id: row.id },
+          data: {
+            status: "done",
+            shopifyProductId: outcome.shopifyProductId,
+            variants: outcome.variants,
+            error: null,
+          },
+        });
+        return { ...outcome };
+      } catch (error) {
+        const last = ctx.job.attempts >= ctx.job.maxAttempts;
+        const said = importErrorText(error);
+        if (said.permanent || last) return fail(said.text);
+        await ctx.prisma.catalogImport.update({
+          where: { id: row.id },
+          data: { status: "queued", error: `Will try again: ${said.text}`.slice(0, 500) },
+        });
+        throw error;
+      }
+    },
+
+    /** Every 6 hours: one full pass per shop with connections. */
+    [CATALOG_JOB.fullSync]: async (ctx) => {
+      const shops = await ctx.prisma.productConnection.findMany({
+        select: { shopDomain: true },
+        distinct: ["shopDomain"],
+      });
+      const slot = Math.floor(Date.now() / FULL_SYNC_EVERY_MS);
+      await ctx.commit(async (tx) => {
+        for (const s of shops) {
+          await enqueue(tx, {
+            kind: CATALOG_JOB.syncShop,
+            payload: { shop: s.shopDomain },
+            idempotencyKey: `catalog-sync:${s.shopDomain}:${slot}`,
+            concurrencyKey: `${CATALOG_JOB.syncShop}:${s.shopDomain}`,
+            shopDomain: s.shopDomain,
+            maxAttempts: 5,
+          });
+        }
+      });
+      return { shops: shops.length };
+    },
+
+    [CATALOG_JOB.syncShop]: async (ctx) => {
+      const shop = (ctx.payload as { shop?: unknown } | null)?.shop;
+      if (typeof shop !== "string") throw new PermanentJobError("Job payload has no shop");
+      const account = await accountFor(ctx.prisma, shop);
+      if (!account) return { skipped: "no service account" };
+      const deps = await getDeps(ctx);
+      const client = await deps.svcFor(account.id);
+      const facts = { products: 0, variants: 0, removedProducts: 0, fresh: 0 };
+      for await (const pids of connectedPids(ctx.prisma, shop)) {
+        const r = await refreshFacts(ctx.prisma, client, pids, {
+          now: () => deps.clock.now(),
+          maxAgeMs: FACTS_FRESH_MS,
+          signal: ctx.signal,
+        });
+        for (const k of Object.keys(facts) as (keyof typeof facts)[]) facts[k] += r[k];
+      }
+      const result = await syncShop({
+        db: ctx.prisma,
+        shop,
+        gateway: await deps.shopFor(shop),
+        pids: null,
+        now: () => deps.clock.now(),
+        signal: ctx.signal,
+        fxRatesUrl: deps.options?.fxRatesUrl,
+      });
+      return { facts, ...result };
+    },
+  };
+}
+
+/** Starts a full pass for one shop now (the Products page's button). */
+export async function startShopSync(db: PrismaClient, shop: string) {
+  const current = await db.job.findFirst({
+    where: {
+      kind: CATALOG_JOB.syncShop,
+      shopDomain: shop,
+      state: { in: ["available", "running"] },
+    },
+    select: { id: true },
+  });
+  if (current) return current.id;
+  const { id } = await enqueue(db, {
+    kind: CATALOG_JOB.syncShop,
+    payload: { shop },
+    concurrencyKey: `${CATALOG_JOB.syncShop}:${shop}`,
+    shopDomain: shop,
+    maxAttempts: 5,
+  });
+  return id;
+}
+
+export const catalogRecurringJobs: RecurringJob[] = [
+  { kind: CATALOG_JOB.fullSync, everyMs: FULL_SYNC_EVERY_MS },
+];

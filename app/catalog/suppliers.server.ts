@@ -1,0 +1,119 @@
+/**
+ * A shop variant's suppliers in order: its connection's catalog variant first, then the backups
+ * (BackupSupplier by position). An order line goes to the first whose catalog facts show enough
+ * stock in the warehouse countries that count and that is not removed; with no facts about the
+ * first, or no backup that fits, the line stays with the first (the service then says what it
+ * says, as before).
+ */
+import type { Prisma, PrismaClient } from "@prisma/client";
+import type { SvcClient } from "../svc/index.server";
+import { stockIn } from "./facts.server";
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+export interface SupplierPick {
+  vid: string;
+  /** Set when the line went to a backup: the first supplier's vid and why it was passed over. */
+  passedOver?: { vid: string; reason: string };
+  position: number;
+}
+
+export async function chooseSuppliers(
+  db: Db,
+  shop: string,
+  needs: { variantId: string; primaryVid: string; quantity: number }[],
+  countries: string[],
+): Promise<Map<string, SupplierPick>> {
+  const out = new Map<string, SupplierPick>();
+  for (const n of needs) out.set(n.variantId, { vid: n.primaryVid, position: 0 });
+  if (needs.length === 0) return out;
+  const backups = await db.backupSupplier.findMany({
+    where: { shopDomain: shop, shopifyVariantId: { in: needs.map((n) => n.variantId) } },
+    orderBy: { position: "asc" },
+  });
+  if (backups.length === 0) return out;
+  const vids = [...new Set([...needs.map((n) => n.primaryVid), ...backups.map((b) => b.svcVid)])];
+  const facts = new Map(
+    (
+      await db.catalogVariant.findMany({
+        where: { vid: { in: vids } },
+        select: { vid: true, stock: true, removed: true },
+      })
+    ).map((f) => [f.vid, f]),
+  );
+  const shortOf = (vid: string, quantity: number): string | null => {
+    const f = facts.get(vid);
+    if (!f) return null; // nothing known: not passed over on ignorance
+    if (f.removed) return "removed from the catalog";
+    const have = stockIn(f.stock, countries);
+    return have < quantity
+      ? `${have} in stock in ${countries.join(", ")}, ${quantity} needed`
+      : null;
+  };
+  for (const n of needs) {
+    const reason = shortOf(n.primaryVid, n.quantity);
+    if (!reason) continue;
+    const mine = backups.filter((b) => b.shopifyVariantId === n.variantId);
+    const fit = mine.find((b) => facts.has(b.svcVid) && !shortOf(b.svcVid, n.quantity));
+    if (fit)
+      out.set(n.variantId, {
+        vid: fit.svcVid,
+        position: fit.position,
+        passedOver: { vid: n.primaryVid, reason },
+      });
+  }
+  return out;
+}
+
+/**
+ * In the store order flow the service finds a line's catalog variant through the connection of
+ * the shop's variant, so a line sent to another supplier needs the connection pointed there
+ * first (and back when the first supplier takes the line again). One connection call per
+ * variant whose route changes; none in the usual case.
+ */
+export async function routeLines(
+  db: PrismaClient,
+  client: Pick<SvcClient, "connections">,
+  shop: string,
+  orderId: string,
+  logistics: string,
+  fromCountryCode: string,
+): Promise<number> {
+  const lines = await db.shopOrderLine.findMany({
+    where: { orderId, svcVid: { not: null }, shopifyVariantId: { not: null } },
+    select: { shopifyVariantId: true, svcVid: true },
+  });
+  if (lines.length === 0) return 0;
+  const conns = await db.productConnection.findMany({
+    where: { shopDomain: shop, shopifyVariantId: { in: lines.map((l) => l.shopifyVariantId!) } },
+  });
+  let changed = 0;
+  for (const line of lines) {
+    const c = conns.find((x) => x.shopifyVariantId === line.shopifyVariantId);
+    if (!c || line.svcVid === (c.routedVid ?? c.svcVid)) continue;
+    const back = line.svcVid === c.svcVid;
+    const pid = back
+      ? c.svcProductId
+      : ((
+          await db.backupSupplier.findFirst({
+            where: { shopDomain: shop, shopifyVariantId: c.shopifyVariantId, svcVid: line.svcVid! },
+            select: { svcProductId: true },
+          })
+        )?.svcProductId ?? null);
+    if (!pid) continue;
+    await client.connections.create({
+      defaultArea: 1,
+      logistics,
+      svcProductId: pid,
+      platformProductId: c.shopifyProductId,
+      sourceCountryCode: fromCountryCode,
+      variantList: [{ svcVariantId: line.svcVid!, platformVariantId: c.shopifyVariantId }],
+    });
+    await db.productConnection.update({
+      where: { id: c.id },
+      data: { routedVid: back ? null : line.svcVid },
+    });
+    changed++;
+  }
+  return changed;
+}

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "ProductConnection" ADD COLUMN     "routedVid" TEXT;
+
