@@ -6,7 +6,17 @@ import { bulkConnectStatus, startBulkConnect } from "../jobs/bulk-connect.server
 import type { ShopGateway } from "../shop/index.server";
 import { SvcError } from "../svc/index.server";
 import { accountOf, clientForShop, describeSvcError } from "./account.server";
-import { connectOne, disconnectVariant, numericId } from "./connections.server";
+import { connectOne, connectVariants, disconnectVariant, numericId } from "./connections.server";
+import { startShopSync } from "../catalog/jobs.server";
+import {
+  refreshFacts,
+  stockCountries,
+  stockIn,
+  stockOf,
+  storeDetail,
+} from "../catalog/facts.server";
+import { fromUsd, marginPct } from "../catalog/pricing";
+import { getSettings } from "../settings.server";
 import { type FieldErrors, parseForm } from "./forms.server";
 
 const pageQuery = z.object({
@@ -14,8 +24,28 @@ const pageQuery = z.object({
   q: z.string().trim().max(100).optional().catch(undefined),
   pick: z.string().regex(/^\d+$/).optional().catch(undefined),
   catalogQ: z.string().trim().max(200).optional().catch(undefined),
+  catalogPage: z.coerce.number().int().min(1).max(300).optional().catch(undefined),
   pid: z.string().max(200).optional().catch(undefined),
+  /** all | unconnected | attention (out of stock, flagged, or margin under `margin` %). */
+  show: z.enum(["all", "unconnected", "attention"]).optional().catch(undefined),
+  margin: z.coerce.number().min(0).max(100).optional().catch(undefined),
 });
+
+/** What the catalog says of a connected variant, for the table. */
+export interface VariantFacts {
+  productName: string;
+  variantKey: string | null;
+  image: string | null;
+  supplier: string | null;
+  costUsd: string | null;
+  stock: number;
+  stockByCountry: Record<string, number>;
+  removed: boolean;
+  flag: string | null;
+  backups: number;
+  /** Margin in % of the shop price (cost turned into the shop's currency), when known. */
+  margin: string | null;
+}
 
 export async function productsPageData(
   db: PrismaClient,
@@ -30,22 +60,44 @@ export async function productsPageData(
     where: { shopDomain: shop, shopifyVariantId: { in: variantIds } },
   });
   const byVariant = new Map(rows.map((r) => [r.shopifyVariantId, r]));
-  const products = page.items.map((p) => ({
-    id: numericId(p.id),
-    title: p.title,
-    imageUrl: p.imageUrl,
-    moreVariants: Boolean(p.moreVariantsAfter),
-    variants: p.variants.map((v) => {
-      const c = byVariant.get(numericId(v.id));
-      return {
-        id: numericId(v.id),
-        title: v.title,
-        sku: v.sku,
-        price: v.price,
-        connection: c ? { svcVid: c.svcVid, svcProductId: c.svcProductId } : null,
-      };
-    }),
-  }));
+  const facts = await factsFor(db, shop, rows, gateway);
+  const show = q.show ?? "all";
+  const products = page.items
+    .map((p) => ({
+      id: numericId(p.id),
+      title: p.title,
+      imageUrl: p.imageUrl,
+      moreVariants: Boolean(p.moreVariantsAfter),
+      variants: p.variants
+        .map((v) => {
+          const c = byVariant.get(numericId(v.id));
+          const f = c ? (facts.get(c.shopifyVariantId) ?? null) : null;
+          return {
+            id: numericId(v.id),
+            title: v.title,
+            sku: v.sku,
+            price: v.price,
+            options: v.options,
+            connection: c
+              ? { svcVid: c.svcVid, svcProductId: c.svcProductId, imported: c.imported }
+              : null,
+            facts: f,
+          };
+        })
+        .filter((v) =>
+          show === "unconnected"
+            ? !v.connection
+            : show === "attention"
+              ? needsAttention(v.facts, q.margin)
+              : true,
+        ),
+    }))
+    .filter((p) => p.variants.length > 0);
+  const changes = await db.syncChange.findMany({
+    where: { shopDomain: shop },
+    orderBy: { id: "desc" },
+    take: 8,
+  });
   const [connectedTotal, bulk, account] = await Promise.all([
     db.productConnection.count({ where: { shopDomain: shop } }),
     bulkConnectStatus(db, shop),
@@ -53,6 +105,15 @@ export async function productsPageData(
   ]);
   return {
     query: q,
+    changes: changes.map((c) => ({
+      id: String(c.id),
+      variantId: c.shopifyVariantId,
+      kind: c.kind,
+      before: c.before,
+      after: c.after,
+      note: c.note,
+      at: c.at.toISOString(),
+    })),
     products,
     nextCursor: page.hasNextPage ? page.endCursor : null,
     connectedTotal,
@@ -62,30 +123,131 @@ export async function productsPageData(
   };
 }
 
-/** The catalog search (list V2) and, once a product is chosen, its variants. */
+/** Out of stock, flagged (removed, cost moved) or under the margin asked for. */
+function needsAttention(f: VariantFacts | null, margin: number | undefined): boolean {
+  if (!f) return false;
+  if (f.removed || f.flag || f.stock <= 0) return true;
+  return margin !== undefined && f.margin !== null && Number(f.margin) < margin;
+}
+
+/** Catalog facts of the page's connected variants, with stock and margin as the shop sees them. */
+async function factsFor(
+  db: PrismaClient,
+  shop: string,
+  rows: {
+    shopifyVariantId: string;
+    svcVid: string;
+    shopPrice: string | null;
+    flag: string | null;
+  }[],
+  gateway: ShopGateway,
+): Promise<Map<string, VariantFacts>> {
+  const out = new Map<string, VariantFacts>();
+  if (rows.length === 0) return out;
+  const [cats, backups, settings] = await Promise.all([
+    db.catalogVariant.findMany({ where: { vid: { in: rows.map((r) => r.svcVid) } } }),
+    db.backupSupplier.groupBy({
+      by: ["shopifyVariantId"],
+      where: { shopDomain: shop, shopifyVariantId: { in: rows.map((r) => r.shopifyVariantId) } },
+      _count: { _all: true },
+    }),
+    getSettings(db, shop),
+  ]);
+  const byVid = new Map(cats.map((c) => [c.vid, c]));
+  const countries = stockCountries(settings);
+  // The margin needs the shop's currency and a rate (a stored one: a page never waits on one).
+  let usdPerUnit: string | null = null;
+  try {
+    const { currencyCode } = await gateway.shopBasics();
+    usdPerUnit =
+      currencyCode === "USD"
+        ? "1"
+        : (settings.fxRates[currencyCode] ??
+          (await db.fxRate.findUnique({ where: { currency: currencyCode } }))?.usdPerUnit ??
+          null);
+  } catch {
+    usdPerUnit = null;
+  }
+  for (const r of rows) {
+    const c = byVid.get(r.svcVid);
+    if (!c) continue;
+    const cost = c.costUsd?.toString() ?? null;
+    out.set(r.shopifyVariantId, {
+      productName: c.productName,
+      variantKey: c.variantKey,
+      image: c.variantImage ?? c.productImage,
+      supplier: c.supplierName,
+      costUsd: cost,
+      stock: stockIn(c.stock, countries),
+      stockByCountry: (c.stock ?? {}) as Record<string, number>,
+      removed: c.removed,
+      flag: r.flag,
+      backups: backups.find((b) => b.shopifyVariantId === r.shopifyVariantId)?._count._all ?? 0,
+      margin:
+        cost && usdPerUnit && r.shopPrice
+          ? marginPct(r.shopPrice, fromUsd(cost, usdPerUnit))
+          : null,
+    });
+  }
+  return out;
+}
+
+/**
+ * The picker: the catalog by keyword (list V2, 10 a page, paged) and, once a product is chosen,
+ * its variants with cost and stock, paired with the shop product's variants by option values so
+ * that all of them can be connected at once.
+ */
 async function pickerData(db: PrismaClient, shop: string, q: z.output<typeof pageQuery>) {
   const client = await clientForShop(db, shop);
   const out = {
     variantId: q.pick!,
     catalogQ: q.catalogQ ?? "",
-    results: [] as { pid: string; name: string; sku: string; price: string; image: string }[],
+    catalogPage: q.catalogPage ?? 1,
+    totalPages: 0,
+    results: [] as {
+      pid: string;
+      name: string;
+      sku: string;
+      price: string;
+      image: string;
+      supplier: string;
+      stock: number | null;
+    }[],
     pid: q.pid ?? null,
-    variants: [] as { vid: string; sku: string; name: string; price: string; image: string }[],
+    variants: [] as {
+      vid: string;
+      sku: string;
+      name: string;
+      key: string;
+      price: string;
+      image: string;
+      stock: number;
+    }[],
     error: null as string | null,
   };
   if (!client) return { ...out, error: "Connect a service account first" };
   try {
     if (q.pid) {
-      const variants = await client.catalog.variants({ pid: q.pid });
-      out.variants = variants.map((v) => ({
+      const detail = await client.catalog.product({ pid: q.pid });
+      await storeDetail(db, detail, new Date());
+      const settings = await getSettings(db, shop);
+      const countries = stockCountries(settings);
+      out.variants = (detail.variants ?? []).map((v) => ({
         vid: v.vid ?? "",
         sku: v.variantSku ?? "",
         name: v.variantNameEn ?? v.variantKey ?? v.variantSku ?? "",
+        key: v.variantKey ?? "",
         price: v.variantSellPrice != null ? String(v.variantSellPrice) : "",
         image: v.variantImage ?? "",
+        stock: stockIn(stockOf(v), countries),
       }));
     } else if (q.catalogQ) {
-      const page = await client.catalog.listV2({ keyWord: q.catalogQ, size: 10 });
+      const page = await client.catalog.listV2({
+        keyWord: q.catalogQ,
+        size: 10,
+        page: out.catalogPage,
+      });
+      out.totalPages = page.totalPages ?? 0;
       out.results = page.items
         .flatMap((g) => g.productList)
         .map((p) => ({
@@ -94,6 +256,8 @@ async function pickerData(db: PrismaClient, shop: string, q: z.output<typeof pag
           sku: p.sku ?? "",
           price: p.nowPrice ?? p.sellPrice ?? "",
           image: p.bigImage ?? "",
+          supplier: p.supplierName ?? "",
+          stock: p.warehouseInventoryNum ?? null,
         }));
     }
   } catch (error) {
@@ -109,6 +273,34 @@ const connectForm = z.object({
   sku: z.string().max(200).optional(),
 });
 const disconnectForm = z.object({ variantId: z.string().regex(/^\d+$/, "Not a variant id") });
+const connectAllForm = z.object({
+  productId: z.string().regex(/^\d+$/, "Not a product id"),
+  pid: z.string().trim().min(1, "Choose a catalog product").max(50, "Not a catalog product"),
+  pairs: z
+    .string()
+    .max(20_000)
+    .transform((v, ctx) => {
+      const out: { variantId: string; vid: string; sku: string }[] = [];
+      for (const line of v.split("\n").filter(Boolean)) {
+        const [variantId, vid, sku] = line.split("\t");
+        if (!variantId || !/^\d+$/.test(variantId) || !vid || vid.length > 50) {
+          ctx.addIssue({ code: "custom", message: "A pairing is not valid" });
+          return z.NEVER;
+        }
+        out.push({ variantId, vid, sku: sku ?? "" });
+      }
+      if (out.length === 0) {
+        ctx.addIssue({ code: "custom", message: "No variant pairs up by its options" });
+        return z.NEVER;
+      }
+      return out;
+    }),
+});
+const backupForm = z.object({
+  variantId: z.string().regex(/^\d+$/, "Not a variant id"),
+  pid: z.string().trim().min(1, "Choose a catalog product").max(50, "Not a catalog product"),
+  vid: z.string().trim().min(1, "Choose a catalog variant").max(50, "Not a catalog variant"),
+});
 
 export type ProductsActionResult =
   | { ok: true; intent: string; message: string }
@@ -150,6 +342,57 @@ export async function productsAction(
           svcVid: d.vid,
         });
         return { ok: true, intent, message: "Variant connected" };
+      }
+      case "connect-all": {
+        const parsed = parseForm(connectAllForm, form);
+        if (!parsed.ok) return fail(parsed.errors);
+        const d = parsed.data;
+        const n = await connectVariants(
+          db,
+          client!,
+          shop,
+          d.pid,
+          d.pairs.map((p) => ({
+            shopifyProductId: d.productId,
+            shopifyVariantId: p.variantId,
+            sku: p.sku || null,
+            svcVid: p.vid,
+          })),
+        );
+        return { ok: true, intent, message: `${n} variants connected` };
+      }
+      case "add-backup": {
+        const parsed = parseForm(backupForm, form);
+        if (!parsed.ok) return fail(parsed.errors);
+        const d = parsed.data;
+        const first = await db.productConnection.findUnique({
+          where: {
+            shopDomain_shopifyVariantId: { shopDomain: shop, shopifyVariantId: d.variantId },
+          },
+        });
+        if (!first) return fail({ form: "Connect the variant to its first supplier first" });
+        if (first.svcVid === d.vid) return fail({ form: "This is the variant's first supplier" });
+        const taken = await db.backupSupplier.findMany({
+          where: { shopDomain: shop, shopifyVariantId: d.variantId },
+        });
+        if (taken.some((b) => b.svcVid === d.vid))
+          return fail({ form: "This catalog variant is a backup already" });
+        if (taken.length >= 3) return fail({ form: "At most 3 backup suppliers per variant" });
+        await db.backupSupplier.create({
+          data: {
+            shopDomain: shop,
+            shopifyVariantId: d.variantId,
+            position: Math.max(0, ...taken.map((b) => b.position)) + 1,
+            svcProductId: d.pid,
+            svcVid: d.vid,
+          },
+        });
+        await refreshFacts(db, client!, [d.pid], { maxAgeMs: 60_000 });
+        return { ok: true, intent, message: `Backup supplier ${taken.length + 2} added` };
+      }
+      case "sync-now": {
+        await startShopSync(db, shop);
+        return { ok: true, intent, message: "Stock and prices are being brought in step" };
       }
       case "disconnect": {
         const parsed = parseForm(disconnectForm, form);

@@ -89,6 +89,33 @@ const notifyForm = settingsSchema.pick(
   >,
 );
 
+/** The pricing rule and the stock and price sync (catalog/pricing.ts, catalog/sync.server.ts). */
+const PRICING_FIELDS = [
+  "priceRule",
+  "priceValue",
+  "priceRounding",
+  "compareAtPct",
+  "repriceOnCostChange",
+  "repriceThresholdPct",
+  "stockSync",
+  "stockCountries",
+] as const satisfies readonly (keyof ShopSettings)[];
+const pricingForm = settingsSchema
+  .pick(
+    Object.fromEntries(PRICING_FIELDS.map((k) => [k, true])) as Record<
+      (typeof PRICING_FIELDS)[number],
+      true
+    >,
+  )
+  .superRefine((s, ctx) => {
+    if (s.priceRule === "multiplier" && (Number(s.priceValue) < 1 || Number(s.priceValue) > 100))
+      ctx.addIssue({
+        code: "custom",
+        path: ["priceValue"],
+        message: "A multiplier from 1 to 100, like 2.5",
+      });
+  });
+
 /** The chosen warehouse's name and country, looked up with warehouse/detail (best effort). */
 async function warehouseOf(db: PrismaClient, shop: string, settings: ShopSettings) {
   if (!settings.storageId) return null;
@@ -253,6 +280,17 @@ export async function settingsAction(
         const r = await updateSettings(db, shop, parsed.data);
         if (!r.ok) return fail(intent, r.errors);
         return { ok: true, intent, message: "Notification settings saved" };
+      }
+      case "save-pricing": {
+        const parsed = parseForm(pricingForm, form);
+        if (!parsed.ok) return fail(intent, parsed.errors);
+        const r = await updateSettings(db, shop, parsed.data);
+        if (!r.ok) return fail(intent, r.errors);
+        return {
+          ok: true,
+          intent,
+          message: "Pricing saved: it applies to imports, and to re-pricing when a cost moves",
+        };
       }
       case "test-email": {
         const r = await sendTestEmail(db, shop);

@@ -5,6 +5,7 @@ export const NAV_LINKS = [
   { to: "/app", label: "Dashboard" },
   { to: "/app/orders", label: "Orders" },
   { to: "/app/products", label: "Products" },
+  { to: "/app/catalog", label: "Catalog" },
   { to: "/app/settings", label: "Settings" },
 ] as const;
 

@@ -18,7 +18,9 @@ import {
   InlineStack,
   Layout,
   Page,
+  Pagination,
   ProgressBar,
+  Select,
   Text,
   TextField,
   Thumbnail,
@@ -27,6 +29,8 @@ import { useEffect, useState } from "react";
 import { requireAdmin } from "../admin/context.server";
 import { productsAction, productsPageData } from "../admin/products-page.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
+import { useSubmitOnce } from "../components/SubmitOnce";
+import { pairByOptions } from "../catalog/option-key";
 import { prisma } from "../db.server";
 import { shopGatewayForRequest } from "../shop/index.server";
 
@@ -49,6 +53,10 @@ export default function Products() {
   const busy = useNavigation().state !== "idle";
   const [params, setParams] = useSearchParams();
   const [q, setQ] = useState(data.query.q ?? "");
+  const [show, setShow] = useState<string>(data.query.show ?? "all");
+  const [margin, setMargin] = useState(
+    data.query.margin !== undefined ? String(data.query.margin) : "",
+  );
   const running = data.bulk && (data.bulk.state === "available" || data.bulk.state === "running");
   const revalidator = useRevalidator();
   // The job's progress lives in the database: while it runs, read it again every 1.5 s.
@@ -75,17 +83,42 @@ export default function Products() {
               </Banner>
             ) : null}
             <BulkCard bulk={data.bulk} busy={busy} disabled={!data.connected} />
+            <SyncCard changes={data.changes} busy={busy} disabled={!data.connected} />
             {data.picker ? <PickerCard picker={data.picker} variant={pickVariant} /> : null}
             <Card>
               <Form method="get">
                 <InlineStack gap="200" blockAlign="end">
-                  <div style={{ flex: 1 }}>
+                  <div style={{ flex: "2 1 200px" }}>
                     <TextField
                       label="Search the shop's products"
                       name="q"
                       value={q}
                       onChange={setQ}
                       autoComplete="off"
+                    />
+                  </div>
+                  <div style={{ flex: "1 1 160px" }}>
+                    <Select
+                      label="Show"
+                      name="show"
+                      options={[
+                        { value: "all", label: "All variants" },
+                        { value: "unconnected", label: "Not connected" },
+                        { value: "attention", label: "Out of stock, flagged or low margin" },
+                      ]}
+                      value={show}
+                      onChange={setShow}
+                    />
+                  </div>
+                  <div style={{ flex: "1 1 120px" }}>
+                    <TextField
+                      label="Margin under (%)"
+                      name="margin"
+                      type="number"
+                      value={margin}
+                      onChange={setMargin}
+                      autoComplete="off"
+                      disabled={show !== "attention"}
                     />
                   </div>
                   <Button submit>Search</Button>
@@ -101,7 +134,10 @@ export default function Products() {
                   { title: "Product" },
                   { title: "Variant" },
                   { title: "SKU" },
-                  { title: "Catalog variant" },
+                  { title: "Supplier's variant" },
+                  { title: "Cost (USD)", alignment: "end" },
+                  { title: "Stock", alignment: "end" },
+                  { title: "Margin", alignment: "end" },
                   { title: "" },
                 ]}
               >
@@ -123,21 +159,63 @@ export default function Products() {
                       <IndexTable.Cell>{v.title}</IndexTable.Cell>
                       <IndexTable.Cell>{v.sku || "—"}</IndexTable.Cell>
                       <IndexTable.Cell>
-                        {v.connection ? (
-                          <Badge tone="success">{v.connection.svcVid}</Badge>
-                        ) : (
-                          <Badge>Not connected</Badge>
-                        )}
+                        <CatalogCell v={v} />
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>
+                        <Text as="span" alignment="end" numeric>
+                          {v.facts?.costUsd ? `$${v.facts.costUsd}` : "—"}
+                        </Text>
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>
+                        <Text
+                          as="span"
+                          alignment="end"
+                          numeric
+                          tone={v.facts && v.facts.stock <= 0 ? "critical" : undefined}
+                        >
+                          {v.facts ? v.facts.stock : "—"}
+                        </Text>
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>
+                        <Text
+                          as="span"
+                          alignment="end"
+                          numeric
+                          tone={
+                            v.facts?.margin != null && Number(v.facts.margin) < 0
+                              ? "critical"
+                              : undefined
+                          }
+                        >
+                          {v.facts?.margin != null ? `${v.facts.margin}%` : "—"}
+                        </Text>
                       </IndexTable.Cell>
                       <IndexTable.Cell>
                         {v.connection ? (
-                          <Form method="post">
-                            <input type="hidden" name="intent" value="disconnect" />
-                            <input type="hidden" name="variantId" value={v.id} />
-                            <Button submit variant="plain" tone="critical" disabled={busy}>
-                              Disconnect
+                          <InlineStack gap="200" wrap={false}>
+                            <Button
+                              variant="plain"
+                              disabled={!data.connected}
+                              accessibilityLabel={`Add a backup supplier for ${p.title} ${v.title}`}
+                              onClick={() => {
+                                const next = new URLSearchParams(params);
+                                next.set("pick", v.id);
+                                next.set("backup", "1");
+                                next.delete("pid");
+                                next.set("catalogQ", p.title.split(" ").slice(-1)[0] ?? "");
+                                setParams(next);
+                              }}
+                            >
+                              Backup…
                             </Button>
-                          </Form>
+                            <Form method="post">
+                              <input type="hidden" name="intent" value="disconnect" />
+                              <input type="hidden" name="variantId" value={v.id} />
+                              <Button submit variant="plain" tone="critical" disabled={busy}>
+                                Disconnect
+                              </Button>
+                            </Form>
+                          </InlineStack>
                         ) : (
                           <Button
                             variant="plain"
@@ -146,6 +224,7 @@ export default function Products() {
                               const next = new URLSearchParams(params);
                               next.set("pick", v.id);
                               next.delete("pid");
+                              next.delete("backup");
                               next.set("catalogQ", p.title.split(" ").slice(-1)[0] ?? "");
                               setParams(next);
                             }}
@@ -251,31 +330,165 @@ function BulkCard({
   );
 }
 
-type Picker = NonNullable<Data["picker"]>;
+type Row = Data["products"][number]["variants"][number];
 
-function PickerCard({
-  picker,
-  variant,
+const FLAG_TEXT: Record<string, string> = {
+  removed: "Removed by the supplier",
+  cost_change: "Cost changed",
+};
+
+/** The catalog variant a shop variant is connected to, with what the supplier says of it. */
+function CatalogCell({ v }: { v: Row }) {
+  if (!v.connection) return <Badge>Not connected</Badge>;
+  const f = v.facts;
+  if (!f)
+    return (
+      <BlockStack gap="050">
+        <Badge tone="success">Connected</Badge>
+        <Text as="span" tone="subdued" variant="bodySm">
+          Facts arrive with the next sync
+        </Text>
+      </BlockStack>
+    );
+  return (
+    <InlineStack gap="200" blockAlign="center" wrap={false}>
+      {f.image ? <Thumbnail source={f.image} alt="" size="extraSmall" /> : null}
+      <BlockStack gap="050">
+        <Text as="span">
+          {f.productName}
+          {f.variantKey ? ` · ${f.variantKey}` : ""}
+        </Text>
+        <InlineStack gap="100" wrap>
+          {f.supplier ? (
+            <Text as="span" tone="subdued" variant="bodySm">
+              {f.supplier}
+            </Text>
+          ) : null}
+          {Object.entries(f.stockByCountry)
+            .filter(([, n]) => n > 0)
+            .slice(0, 4)
+            .map(([c, n]) => (
+              <Text as="span" key={c} tone="subdued" variant="bodySm">
+                {c} {n}
+              </Text>
+            ))}
+          {v.connection.imported ? <Badge size="small">Imported</Badge> : null}
+          {f.backups ? (
+            <Badge
+              size="small"
+              tone="info"
+            >{`${f.backups} backup${f.backups > 1 ? "s" : ""}`}</Badge>
+          ) : null}
+          {f.flag || f.removed ? (
+            <Badge size="small" tone="critical">
+              {FLAG_TEXT[f.flag ?? "removed"] ?? f.flag ?? "Removed"}
+            </Badge>
+          ) : null}
+        </InlineStack>
+      </BlockStack>
+    </InlineStack>
+  );
+}
+
+const CHANGE_TEXT: Record<string, string> = {
+  stock: "Stock set",
+  price: "Price set",
+  removed: "Removed by the supplier: stock 0",
+  cost_change: "Cost changed (price kept)",
+};
+
+/** The stock and price sync: run it now, and what it changed last. */
+function SyncCard({
+  changes,
+  busy,
+  disabled,
 }: {
-  picker: Picker;
-  variant:
-    | { id: string; title: string; sku: string | null; product: { id: string; title: string } }
-    | undefined;
+  changes: Data["changes"];
+  busy: boolean;
+  disabled: boolean;
 }) {
+  return (
+    <Card>
+      <BlockStack gap="300">
+        <InlineStack align="space-between" blockAlign="center" gap="200">
+          <BlockStack gap="100">
+            <Text as="h2" variant="headingMd">
+              Stock and prices
+            </Text>
+            <Text as="p" tone="subdued">
+              Kept in step with the supplier as it reports changes, and in full every 6 hours: stock
+              at your location, prices by your pricing rule when the cost moves.
+            </Text>
+          </BlockStack>
+          <Form method="post">
+            <input type="hidden" name="intent" value="sync-now" />
+            <Button submit disabled={busy || disabled}>
+              Sync now
+            </Button>
+          </Form>
+        </InlineStack>
+        {changes.length ? (
+          <BlockStack gap="100">
+            {changes.map((c) => (
+              <InlineStack key={c.id} gap="200" wrap>
+                <Text as="span" variant="bodySm" tone="subdued">
+                  {new Date(c.at).toLocaleString()}
+                </Text>
+                <Text as="span" variant="bodySm">
+                  {CHANGE_TEXT[c.kind] ?? c.kind} · variant {c.variantId}
+                  {c.before !== null || c.after !== null
+                    ? `: ${c.before ?? "—"} → ${c.after ?? "—"}`
+                    : ""}
+                  {c.note ? ` (${c.note})` : ""}
+                </Text>
+              </InlineStack>
+            ))}
+          </BlockStack>
+        ) : (
+          <Text as="p" tone="subdued">
+            No change yet.
+          </Text>
+        )}
+      </BlockStack>
+    </Card>
+  );
+}
+
+type Picker = NonNullable<Data["picker"]>;
+type PickVariant = Row & { product: Data["products"][number] };
+
+function PickerCard({ picker, variant }: { picker: Picker; variant: PickVariant | undefined }) {
   const [params, setParams] = useSearchParams();
   const [catalogQ, setCatalogQ] = useState(picker.catalogQ);
-  const busy = useNavigation().state !== "idle";
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle";
+  const once = useSubmitOnce(navigation.state === "submitting");
+  const backup = params.get("backup") === "1";
   const close = () => {
     const next = new URLSearchParams(params);
-    for (const k of ["pick", "pid", "catalogQ"]) next.delete(k);
+    for (const k of ["pick", "pid", "catalogQ", "catalogPage", "backup"]) next.delete(k);
     setParams(next);
   };
+  const set = (k: string, v: string | null) => {
+    const next = new URLSearchParams(params);
+    if (v === null) next.delete(k);
+    else next.set(k, v);
+    setParams(next);
+  };
+  // Every unconnected variant of the shop product, paired with a catalog variant by options.
+  const pairs =
+    picker.pid && variant && !backup
+      ? pairByOptions(
+          variant.product.variants.filter((x) => !x.connection),
+          picker.variants,
+        ).filter((p) => p.catalog)
+      : [];
   return (
     <Card>
       <BlockStack gap="300">
         <InlineStack align="space-between">
           <Text as="h2" variant="headingMd">
-            Choose a catalog variant for{" "}
+            {backup ? "Add a backup supplier for " : "Choose a catalog variant for "}
             {variant
               ? `${variant.product.title} — ${variant.title}`
               : `variant ${picker.variantId}`}
@@ -284,10 +497,16 @@ function PickerCard({
             Close
           </Button>
         </InlineStack>
+        {backup ? (
+          <Text as="p" tone="subdued">
+            When the first supplier runs out, an order goes to the first backup with stock; the
+            shop&apos;s stock counts them all.
+          </Text>
+        ) : null}
         {picker.error ? <Banner tone="critical">{picker.error}</Banner> : null}
         <Form method="get">
           {[...params.entries()]
-            .filter(([k]) => !["catalogQ", "pid"].includes(k))
+            .filter(([k]) => !["catalogQ", "pid", "catalogPage"].includes(k))
             .map(([k, v]) => (
               <input key={k} type="hidden" name={k} value={v} />
             ))}
@@ -306,22 +525,70 @@ function PickerCard({
         </Form>
         {picker.pid ? (
           <BlockStack gap="200">
+            <InlineStack>
+              <Button variant="plain" onClick={() => set("pid", null)}>
+                ‹ Back to the results
+              </Button>
+            </InlineStack>
+            {pairs.length > 1 ? (
+              <Form method="post" onSubmit={once.onSubmit}>
+                <input type="hidden" name="intent" value="connect-all" />
+                <input type="hidden" name="formKey" value={once.key} />
+                <input type="hidden" name="productId" value={variant?.product.id ?? ""} />
+                <input type="hidden" name="pid" value={picker.pid} />
+                <input
+                  type="hidden"
+                  name="pairs"
+                  value={pairs
+                    .map((p) => `${p.shop.id}\t${p.catalog!.vid}\t${p.shop.sku ?? ""}`)
+                    .join("\n")}
+                />
+                <Banner tone="info">
+                  <InlineStack align="space-between" blockAlign="center" gap="200">
+                    <Text as="p">
+                      {pairs.length} variants of this product match catalog variants by their
+                      options.
+                    </Text>
+                    <Button submit variant="primary" disabled={busy}>
+                      {`Connect all ${pairs.length}`}
+                    </Button>
+                  </InlineStack>
+                </Banner>
+              </Form>
+            ) : null}
             {picker.variants.map((cv) => (
               <InlineStack key={cv.vid} gap="300" blockAlign="center">
                 {cv.image ? <Thumbnail source={cv.image} alt="" size="small" /> : null}
-                <Text as="span">{cv.name}</Text>
-                <Text as="span" tone="subdued">
-                  {cv.sku} · {cv.price}
-                </Text>
-                <Form method="post">
-                  <input type="hidden" name="intent" value="connect" />
-                  <input type="hidden" name="productId" value={variant?.product.id ?? ""} />
-                  <input type="hidden" name="variantId" value={picker.variantId} />
-                  <input type="hidden" name="sku" value={variant?.sku ?? ""} />
-                  <input type="hidden" name="vid" value={cv.vid} />
-                  <Button submit size="slim" disabled={busy || !variant}>
-                    Connect
-                  </Button>
+                <BlockStack gap="050">
+                  <Text as="span">{cv.name}</Text>
+                  <Text as="span" tone="subdued" variant="bodySm">
+                    {cv.sku} · ${cv.price} · {cv.stock} in stock
+                  </Text>
+                </BlockStack>
+                <Form method="post" onSubmit={once.onSubmit}>
+                  <input type="hidden" name="formKey" value={once.key} />
+                  {backup ? (
+                    <>
+                      <input type="hidden" name="intent" value="add-backup" />
+                      <input type="hidden" name="variantId" value={picker.variantId} />
+                      <input type="hidden" name="pid" value={picker.pid ?? ""} />
+                      <input type="hidden" name="vid" value={cv.vid} />
+                      <Button submit size="slim" disabled={busy || !variant}>
+                        Add as backup
+                      </Button>
+                    </>
+                  ) : (
+                    <>
+                      <input type="hidden" name="intent" value="connect" />
+                      <input type="hidden" name="productId" value={variant?.product.id ?? ""} />
+                      <input type="hidden" name="variantId" value={picker.variantId} />
+                      <input type="hidden" name="sku" value={variant?.sku ?? ""} />
+                      <input type="hidden" name="vid" value={cv.vid} />
+                      <Button submit size="slim" disabled={busy || !variant}>
+                        Connect
+                      </Button>
+                    </>
+                  )}
                 </Form>
               </InlineStack>
             ))}
@@ -336,22 +603,30 @@ function PickerCard({
             {picker.results.map((r) => (
               <InlineStack key={r.pid} gap="300" blockAlign="center">
                 {r.image ? <Thumbnail source={r.image} alt="" size="small" /> : null}
-                <Text as="span">{r.name}</Text>
-                <Text as="span" tone="subdued">
-                  {r.sku} · {r.price}
-                </Text>
-                <Button
-                  size="slim"
-                  onClick={() => {
-                    const next = new URLSearchParams(params);
-                    next.set("pid", r.pid);
-                    setParams(next);
-                  }}
-                >
+                <BlockStack gap="050">
+                  <Text as="span">{r.name}</Text>
+                  <Text as="span" tone="subdued" variant="bodySm">
+                    {r.sku} · ${r.price}
+                    {r.supplier ? ` · ${r.supplier}` : ""}
+                    {r.stock !== null ? ` · ${r.stock} in stock` : ""}
+                  </Text>
+                </BlockStack>
+                <Button size="slim" onClick={() => set("pid", r.pid)}>
                   Variants
                 </Button>
               </InlineStack>
             ))}
+            {picker.totalPages > 1 ? (
+              <InlineStack align="center">
+                <Pagination
+                  hasPrevious={picker.catalogPage > 1}
+                  onPrevious={() => set("catalogPage", String(picker.catalogPage - 1))}
+                  hasNext={picker.catalogPage < picker.totalPages}
+                  onNext={() => set("catalogPage", String(picker.catalogPage + 1))}
+                  label={`Page ${picker.catalogPage} of ${picker.totalPages}`}
+                />
+              </InlineStack>
+            ) : null}
           </BlockStack>
         )}
       </BlockStack>

@@ -82,6 +82,13 @@ export default function Settings() {
           <SettingsForm data={data} result={result} />
         </Layout.AnnotatedSection>
         <Layout.AnnotatedSection
+          id="pricing"
+          title="Pricing and stock"
+          description="How imported products are priced from the supplier's cost, what happens when the cost moves, and whose stock your shop shows."
+        >
+          <PricingCard data={data} result={result} />
+        </Layout.AnnotatedSection>
+        <Layout.AnnotatedSection
           id="notifications"
           title="Notifications"
           description="Emails when something needs you: one digest at most every so many minutes, never one email per order."
@@ -475,6 +482,131 @@ const NOTIFY_KINDS = [
   ["notifyOutage", "The service not answering, and answering again"],
   ["notifyWebhooks", "The service's webhooks not registered or missing deliveries"],
 ] as const;
+
+function PricingCard({ data, result }: { data: Data; result: ActionData }) {
+  const saved = useMemo(
+    () => ({
+      priceRule: data.settings.priceRule as string,
+      priceValue: data.settings.priceValue,
+      priceRounding: data.settings.priceRounding as string,
+      compareAtPct: data.settings.compareAtPct,
+      repriceOnCostChange: data.settings.repriceOnCostChange as string,
+      repriceThresholdPct: data.settings.repriceThresholdPct,
+      stockSync: data.settings.stockSync,
+      stockCountries: data.settings.stockCountries,
+    }),
+    [data.settings],
+  );
+  const [s, setS] = useKeptValues(saved, result, "save-pricing");
+  const nav = useNavigation();
+  const busy = nav.state !== "idle";
+  const err = (f: string) => fieldError(result, "save-pricing", f);
+  const set =
+    <K extends keyof typeof s>(k: K) =>
+    (v: (typeof s)[K]) =>
+      setS((old) => ({ ...old, [k]: v }));
+  return (
+    <Card>
+      <Form method="post">
+        <Intent value="save-pricing" />
+        <input type="hidden" name="stockSync" value={String(s.stockSync)} />
+        <FormLayout>
+          <FormStatus data={result} intent="save-pricing" summary />
+          <FormLayout.Group>
+            <Select
+              label="Price rule"
+              name="priceRule"
+              options={[
+                { value: "multiplier", label: "Cost × multiplier" },
+                { value: "markup", label: "Cost + fixed markup" },
+              ]}
+              value={s.priceRule}
+              onChange={set("priceRule")}
+              error={err("priceRule")}
+            />
+            <TextField
+              label={s.priceRule === "markup" ? "Markup (shop currency)" : "Multiplier"}
+              name="priceValue"
+              autoComplete="off"
+              inputMode="decimal"
+              value={s.priceValue}
+              onChange={set("priceValue")}
+              error={err("priceValue")}
+            />
+          </FormLayout.Group>
+          <FormLayout.Group>
+            <Select
+              label="Prices end in"
+              name="priceRounding"
+              options={[
+                { value: "99", label: ".99 (rounded up)" },
+                { value: "95", label: ".95 (rounded up)" },
+                { value: "00", label: ".00 (rounded up)" },
+                { value: "none", label: "The exact cent" },
+              ]}
+              value={s.priceRounding}
+              onChange={set("priceRounding")}
+            />
+            <TextField
+              label="Compare-at price above the price (%)"
+              name="compareAtPct"
+              autoComplete="off"
+              inputMode="numeric"
+              value={s.compareAtPct}
+              onChange={set("compareAtPct")}
+              helpText="Empty: no compare-at price."
+              error={err("compareAtPct")}
+            />
+          </FormLayout.Group>
+          <FormLayout.Group>
+            <Select
+              label="When the supplier's cost moves"
+              name="repriceOnCostChange"
+              options={[
+                { value: "flag", label: "Flag the variant, keep my price" },
+                { value: "apply", label: "Set the price by my rule" },
+              ]}
+              value={s.repriceOnCostChange}
+              onChange={set("repriceOnCostChange")}
+            />
+            <TextField
+              label="…by at least (%)"
+              name="repriceThresholdPct"
+              autoComplete="off"
+              inputMode="decimal"
+              value={s.repriceThresholdPct}
+              onChange={set("repriceThresholdPct")}
+              error={err("repriceThresholdPct")}
+            />
+          </FormLayout.Group>
+          <Checkbox
+            label="Set my shop's stock from the supplier's stock"
+            checked={s.stockSync}
+            onChange={set("stockSync")}
+          />
+          <TextField
+            label="Warehouse countries that count"
+            name="stockCountries"
+            autoComplete="off"
+            value={s.stockCountries}
+            onChange={set("stockCountries")}
+            placeholder={data.settings.fromCountryCode}
+            helpText="Two-letter codes separated by commas. Empty: the country your orders ship from."
+            error={err("stockCountries")}
+          />
+          <Button
+            submit
+            variant="primary"
+            disabled={busy}
+            loading={busy && nav.formData?.get("intent") === "save-pricing"}
+          >
+            Save pricing
+          </Button>
+        </FormLayout>
+      </Form>
+    </Card>
+  );
+}
 
 function NotificationsCard({ data, result }: { data: Data; result: ActionData }) {
   // One object per loaded settings (a new one each render would reset the form each render).

@@ -1,0 +1,260 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import {
+  Form,
+  Link,
+  useActionData,
+  useLoaderData,
+  useNavigation,
+  useRevalidator,
+  useSearchParams,
+} from "@remix-run/react";
+import {
+  Badge,
+  Banner,
+  BlockStack,
+  Button,
+  Card,
+  IndexTable,
+  InlineStack,
+  Layout,
+  Page,
+  Pagination,
+  Select,
+  Text,
+  TextField,
+  Thumbnail,
+} from "@shopify/polaris";
+import { useEffect, useState } from "react";
+import { catalogAction, catalogPageData } from "../admin/catalog-page.server";
+import { requireAdmin } from "../admin/context.server";
+import { type ActionData, FormStatus } from "../components/FormStatus";
+import { useSubmitOnce } from "../components/SubmitOnce";
+import { prisma } from "../db.server";
+
+export const loader = async ({ request }: LoaderFunctionArgs) => {
+  const { shop } = await requireAdmin(request);
+  return catalogPageData(prisma, shop, new URL(request.url).searchParams);
+};
+
+export const action = async ({ request }: ActionFunctionArgs) => {
+  const { shop } = await requireAdmin(request);
+  return catalogAction(prisma, shop, await request.formData());
+};
+
+const STATUS_TONE: Record<string, "success" | "critical" | "attention" | "info"> = {
+  done: "success",
+  failed: "critical",
+  running: "attention",
+  queued: "info",
+};
+const STATUS_TEXT: Record<string, string> = {
+  done: "Imported",
+  failed: "Failed",
+  running: "Importing…",
+  queued: "Waiting",
+};
+
+export default function Catalog() {
+  const data = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>() as ActionData;
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle";
+  const once = useSubmitOnce(navigation.state === "submitting");
+  const [params, setParams] = useSearchParams();
+  const [q, setQ] = useState(data.query.q);
+  const [cat, setCat] = useState(data.query.cat);
+  const revalidator = useRevalidator();
+  const working = data.imports.some((i) => i.status === "queued" || i.status === "running");
+  // Imports run as jobs: while one waits or runs, read the page again every 2 s.
+  useEffect(() => {
+    if (!working) return;
+    const t = setInterval(() => {
+      if (revalidator.state === "idle" && document.visibilityState === "visible") {
+        revalidator.revalidate();
+      }
+    }, 2000);
+    return () => clearInterval(t);
+  }, [working, revalidator]);
+  const go = (page: number) => {
+    const next = new URLSearchParams(params);
+    next.set("page", String(page));
+    setParams(next);
+  };
+  return (
+    <Page
+      title="Catalog"
+      subtitle="Find products at your supplier and import them into your shop, priced by your pricing rule"
+      secondaryActions={[{ content: "Pricing rule", url: "/app/settings#pricing" }]}
+    >
+      <Layout>
+        <Layout.Section>
+          <BlockStack gap="400">
+            <FormStatus data={result} />
+            {!data.connected ? (
+              <Banner tone="warning">
+                Connect a service account in <Link to="/app/settings">Settings</Link> to browse the
+                catalog.
+              </Banner>
+            ) : null}
+            {data.error ? <Banner tone="critical">{data.error}</Banner> : null}
+            <Card>
+              <Form method="get">
+                <InlineStack gap="200" blockAlign="end" wrap>
+                  <div style={{ flex: "2 1 220px" }}>
+                    <TextField
+                      label="Search the catalog"
+                      name="q"
+                      value={q}
+                      onChange={setQ}
+                      autoComplete="off"
+                      placeholder="Product name, SKU"
+                    />
+                  </div>
+                  <div style={{ flex: "1 1 200px" }}>
+                    <Select
+                      label="Category"
+                      name="cat"
+                      options={[{ value: "", label: "All categories" }, ...data.categories]}
+                      value={cat}
+                      onChange={setCat}
+                    />
+                  </div>
+                  <Button submit disabled={!data.connected}>
+                    Search
+                  </Button>
+                </InlineStack>
+              </Form>
+            </Card>
+            <Card padding="0">
+              <IndexTable
+                resourceName={{ singular: "catalog product", plural: "catalog products" }}
+                itemCount={data.results.length}
+                selectable={false}
+                emptyState={
+                  <BlockStack gap="200" inlineAlign="center">
+                    <Text as="p" variant="headingSm">
+                      {data.connected ? "No catalog product matches" : "Nothing to show yet"}
+                    </Text>
+                    <Text as="p" tone="subdued">
+                      {data.connected
+                        ? "Try another word or category."
+                        : "Connect a service account first."}
+                    </Text>
+                  </BlockStack>
+                }
+                headings={[
+                  { title: "Product" },
+                  { title: "Supplier" },
+                  { title: "Cost (USD)", alignment: "end" },
+                  { title: "Stock", alignment: "end" },
+                  { title: "" },
+                ]}
+              >
+                {data.results.map((r, i) => (
+                  <IndexTable.Row id={r.pid} key={r.pid} position={i}>
+                    <IndexTable.Cell>
+                      <InlineStack gap="200" blockAlign="center" wrap={false}>
+                        {r.image ? <Thumbnail source={r.image} alt="" size="small" /> : null}
+                        <BlockStack gap="050">
+                          <Text as="span" fontWeight="semibold">
+                            {r.name}
+                          </Text>
+                          {r.options ? (
+                            <Text as="span" tone="subdued" variant="bodySm">
+                              {r.options}
+                            </Text>
+                          ) : null}
+                        </BlockStack>
+                      </InlineStack>
+                    </IndexTable.Cell>
+                    <IndexTable.Cell>{r.supplier || "—"}</IndexTable.Cell>
+                    <IndexTable.Cell>
+                      <Text as="span" alignment="end" numeric>
+                        {r.priceUsd ? `$${r.priceUsd}` : "—"}
+                      </Text>
+                    </IndexTable.Cell>
+                    <IndexTable.Cell>
+                      <Text as="span" alignment="end" numeric>
+                        {r.stock ?? "—"}
+                      </Text>
+                    </IndexTable.Cell>
+                    <IndexTable.Cell>
+                      {r.imported ? (
+                        <Badge tone="success">Imported</Badge>
+                      ) : r.importing ? (
+                        <Badge tone="attention">Importing…</Badge>
+                      ) : (
+                        <Form method="post" onSubmit={once.onSubmit}>
+                          <input type="hidden" name="intent" value="import" />
+                          <input type="hidden" name="pid" value={r.pid} />
+                          <input type="hidden" name="formKey" value={once.key} />
+                          <Button
+                            submit
+                            size="slim"
+                            disabled={busy}
+                            accessibilityLabel={`Import ${r.name}`}
+                          >
+                            Import
+                          </Button>
+                        </Form>
+                      )}
+                    </IndexTable.Cell>
+                  </IndexTable.Row>
+                ))}
+              </IndexTable>
+            </Card>
+            {data.totalPages > 1 ? (
+              <InlineStack align="center" gap="300" blockAlign="center">
+                <Pagination
+                  hasPrevious={data.query.page > 1}
+                  onPrevious={() => go(data.query.page - 1)}
+                  hasNext={data.query.page < data.totalPages}
+                  onNext={() => go(data.query.page + 1)}
+                  label={`Page ${data.query.page} of ${data.totalPages}`}
+                />
+              </InlineStack>
+            ) : null}
+          </BlockStack>
+        </Layout.Section>
+        <Layout.Section variant="oneThird">
+          <Card>
+            <BlockStack gap="300">
+              <Text as="h2" variant="headingMd">
+                Imports
+              </Text>
+              {data.imports.length === 0 ? (
+                <Text as="p" tone="subdued">
+                  Products you import show here with their progress.
+                </Text>
+              ) : (
+                data.imports.map((i) => (
+                  <BlockStack key={i.id} gap="100">
+                    <InlineStack align="space-between" blockAlign="center" gap="200">
+                      <Text as="span" fontWeight="semibold" truncate>
+                        {i.title}
+                      </Text>
+                      <span data-import-status={i.status}>
+                        <Badge tone={STATUS_TONE[i.status]}>
+                          {STATUS_TEXT[i.status] ?? i.status}
+                        </Badge>
+                      </span>
+                    </InlineStack>
+                    <Text as="p" tone="subdued" variant="bodySm">
+                      {i.status === "done"
+                        ? `${i.variants} variants in your shop, connected and stocked`
+                        : i.error
+                          ? i.error
+                          : i.variants
+                            ? `${i.variants} variants`
+                            : ""}
+                    </Text>
+                  </BlockStack>
+                ))
+              )}
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+      </Layout>
+    </Page>
+  );
+}
