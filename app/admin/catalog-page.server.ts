@@ -115,9 +115,7 @@ export async function catalogPageData(db: PrismaClient, shop: string, search: UR
       priceUsd: p.nowPrice || p.sellPrice || "",
       supplier: p.supplierName ?? "",
       stock: p.warehouseInventoryNum ?? null,
-      options: (p.variantKeyEn ?? "").split(",").filter(Boolean).length
-        ? `${(p.variantKeyEn ?? "").split(",").filter(Boolean).length} variants`
-        : "",
+      options: variantCount((p.variantKeyEn ?? "").split(",").filter(Boolean).length),
       imported: done.find((d) => d.svcProductId === p.id)?.shopifyProductId ?? null,
       importing: running.some((r) => r.pid === p.id),
     }));
@@ -127,6 +125,11 @@ export async function catalogPageData(db: PrismaClient, shop: string, search: UR
     base.error = describeSvcError(error);
   }
   return base;
+}
+
+/** "3 variants", "1 variant", or nothing when the list does not say. */
+export function variantCount(n: number): string {
+  return n === 0 ? "" : n === 1 ? "1 variant" : `${n} variants`;
 }
 
 const importForm = z.object({

@@ -1,5 +1,5 @@
 import { useLocation } from "@remix-run/react";
-import { Badge, Box, Button, ButtonGroup, InlineStack, Text } from "@shopify/polaris";
+import { Badge, Box, Button, InlineStack, Text } from "@shopify/polaris";
 
 export const NAV_LINKS = [
   { to: "/app", label: "Dashboard" },
@@ -27,13 +27,14 @@ export function SandboxNav({ shop }: { shop: string }) {
           <Badge tone="attention">Sandbox</Badge>
         </InlineStack>
         <nav aria-label="App">
-          <ButtonGroup variant="segmented">
+          {/* Wraps on a phone instead of running off the screen. */}
+          <InlineStack gap="100" wrap>
             {[...NAV_LINKS, SANDBOX_MAIL_LINK].map((l) => (
-              <Button key={l.to} url={l.to} pressed={current(l.to)}>
+              <Button key={l.to} url={l.to} pressed={current(l.to)} size="slim">
                 {l.label}
               </Button>
             ))}
-          </ButtonGroup>
+          </InlineStack>
         </nav>
         <Text as="span" tone="subdued">
           {shop}

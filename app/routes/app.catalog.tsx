@@ -23,6 +23,7 @@ import {
   Text,
   TextField,
   Thumbnail,
+  useBreakpoints,
 } from "@shopify/polaris";
 import { useEffect, useState } from "react";
 import { catalogAction, catalogPageData } from "../admin/catalog-page.server";
@@ -61,6 +62,7 @@ export default function Catalog() {
   const busy = navigation.state !== "idle";
   const once = useSubmitOnce(navigation.state === "submitting");
   const [params, setParams] = useSearchParams();
+  const { smDown } = useBreakpoints();
   const [q, setQ] = useState(data.query.q);
   const [cat, setCat] = useState(data.query.cat);
   const revalidator = useRevalidator();
@@ -130,6 +132,7 @@ export default function Catalog() {
                 resourceName={{ singular: "catalog product", plural: "catalog products" }}
                 itemCount={data.results.length}
                 selectable={false}
+                condensed={smDown}
                 emptyState={
                   <BlockStack gap="200" inlineAlign="center">
                     <Text as="p" variant="headingSm">
@@ -152,53 +155,42 @@ export default function Catalog() {
               >
                 {data.results.map((r, i) => (
                   <IndexTable.Row id={r.pid} key={r.pid} position={i}>
-                    <IndexTable.Cell>
-                      <InlineStack gap="200" blockAlign="center" wrap={false}>
-                        {r.image ? <Thumbnail source={r.image} alt="" size="small" /> : null}
-                        <BlockStack gap="050">
-                          <Text as="span" fontWeight="semibold">
-                            {r.name}
+                    {smDown ? (
+                      <div style={{ padding: "12px 16px", width: "100%" }}>
+                        <InlineStack
+                          align="space-between"
+                          blockAlign="center"
+                          gap="200"
+                          wrap={false}
+                        >
+                          <ProductCell r={r} />
+                          <ImportCell r={r} busy={busy} once={once} />
+                        </InlineStack>
+                        <Text as="p" variant="bodySm" tone="subdued">
+                          {`${r.supplier || "—"} · ${r.priceUsd ? `$${r.priceUsd}` : "—"} · ${r.stock ?? "—"} in stock`}
+                        </Text>
+                      </div>
+                    ) : (
+                      <>
+                        <IndexTable.Cell>
+                          <ProductCell r={r} />
+                        </IndexTable.Cell>
+                        <IndexTable.Cell>{r.supplier || "—"}</IndexTable.Cell>
+                        <IndexTable.Cell>
+                          <Text as="span" alignment="end" numeric>
+                            {r.priceUsd ? `$${r.priceUsd}` : "—"}
                           </Text>
-                          {r.options ? (
-                            <Text as="span" tone="subdued" variant="bodySm">
-                              {r.options}
-                            </Text>
-                          ) : null}
-                        </BlockStack>
-                      </InlineStack>
-                    </IndexTable.Cell>
-                    <IndexTable.Cell>{r.supplier || "—"}</IndexTable.Cell>
-                    <IndexTable.Cell>
-                      <Text as="span" alignment="end" numeric>
-                        {r.priceUsd ? `$${r.priceUsd}` : "—"}
-                      </Text>
-                    </IndexTable.Cell>
-                    <IndexTable.Cell>
-                      <Text as="span" alignment="end" numeric>
-                        {r.stock ?? "—"}
-                      </Text>
-                    </IndexTable.Cell>
-                    <IndexTable.Cell>
-                      {r.imported ? (
-                        <Badge tone="success">Imported</Badge>
-                      ) : r.importing ? (
-                        <Badge tone="attention">Importing…</Badge>
-                      ) : (
-                        <Form method="post" onSubmit={once.onSubmit}>
-                          <input type="hidden" name="intent" value="import" />
-                          <input type="hidden" name="pid" value={r.pid} />
-                          <input type="hidden" name="formKey" value={once.key} />
-                          <Button
-                            submit
-                            size="slim"
-                            disabled={busy}
-                            accessibilityLabel={`Import ${r.name}`}
-                          >
-                            Import
-                          </Button>
-                        </Form>
-                      )}
-                    </IndexTable.Cell>
+                        </IndexTable.Cell>
+                        <IndexTable.Cell>
+                          <Text as="span" alignment="end" numeric>
+                            {r.stock ?? "—"}
+                          </Text>
+                        </IndexTable.Cell>
+                        <IndexTable.Cell>
+                          <ImportCell r={r} busy={busy} once={once} />
+                        </IndexTable.Cell>
+                      </>
+                    )}
                   </IndexTable.Row>
                 ))}
               </IndexTable>
@@ -256,5 +248,48 @@ export default function Catalog() {
         </Layout.Section>
       </Layout>
     </Page>
+  );
+}
+
+type Result = ReturnType<typeof useLoaderData<typeof loader>>["results"][number];
+
+function ProductCell({ r }: { r: Result }) {
+  return (
+    <InlineStack gap="200" blockAlign="center" wrap={false}>
+      {r.image ? <Thumbnail source={r.image} alt="" size="small" /> : null}
+      <BlockStack gap="050">
+        <Text as="span" fontWeight="semibold">
+          {r.name}
+        </Text>
+        {r.options ? (
+          <Text as="span" tone="subdued" variant="bodySm">
+            {r.options}
+          </Text>
+        ) : null}
+      </BlockStack>
+    </InlineStack>
+  );
+}
+
+function ImportCell({
+  r,
+  busy,
+  once,
+}: {
+  r: Result;
+  busy: boolean;
+  once: ReturnType<typeof useSubmitOnce>;
+}) {
+  if (r.imported) return <Badge tone="success">Imported</Badge>;
+  if (r.importing) return <Badge tone="attention">Importing…</Badge>;
+  return (
+    <Form method="post" onSubmit={once.onSubmit}>
+      <input type="hidden" name="intent" value="import" />
+      <input type="hidden" name="pid" value={r.pid} />
+      <input type="hidden" name="formKey" value={once.key} />
+      <Button submit size="slim" disabled={busy} accessibilityLabel={`Import ${r.name}`}>
+        Import
+      </Button>
+    </Form>
   );
 }

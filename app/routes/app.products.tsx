@@ -24,6 +24,7 @@ import {
   Text,
   TextField,
   Thumbnail,
+  useBreakpoints,
 } from "@shopify/polaris";
 import { useEffect, useState } from "react";
 import { requireAdmin } from "../admin/context.server";
@@ -52,6 +53,7 @@ export default function Products() {
   const result = useActionData<typeof action>() as ActionData;
   const busy = useNavigation().state !== "idle";
   const [params, setParams] = useSearchParams();
+  const { smDown } = useBreakpoints();
   const [q, setQ] = useState(data.query.q ?? "");
   const [show, setShow] = useState<string>(data.query.show ?? "all");
   const [margin, setMargin] = useState(
@@ -130,6 +132,7 @@ export default function Products() {
                 resourceName={{ singular: "variant", plural: "variants" }}
                 itemCount={data.products.reduce((n, p) => n + p.variants.length, 0)}
                 selectable={false}
+                condensed={smDown}
                 headings={[
                   { title: "Product" },
                   { title: "Variant" },
@@ -144,95 +147,74 @@ export default function Products() {
                 {data.products.flatMap((p) =>
                   p.variants.map((v, i) => (
                     <IndexTable.Row id={v.id} key={v.id} position={i}>
-                      <IndexTable.Cell>
-                        {i === 0 ? (
-                          <InlineStack gap="200" blockAlign="center">
-                            {p.imageUrl ? (
-                              <Thumbnail source={p.imageUrl} alt="" size="small" />
-                            ) : null}
+                      {smDown ? (
+                        <div style={{ padding: "12px 16px", width: "100%" }}>
+                          <BlockStack gap="150">
                             <Text as="span" fontWeight="semibold">
-                              {p.title}
+                              {`${p.title} — ${v.title}`}
                             </Text>
-                          </InlineStack>
-                        ) : null}
-                      </IndexTable.Cell>
-                      <IndexTable.Cell>{v.title}</IndexTable.Cell>
-                      <IndexTable.Cell>{v.sku || "—"}</IndexTable.Cell>
-                      <IndexTable.Cell>
-                        <CatalogCell v={v} />
-                      </IndexTable.Cell>
-                      <IndexTable.Cell>
-                        <Text as="span" alignment="end" numeric>
-                          {v.facts?.costUsd ? `$${v.facts.costUsd}` : "—"}
-                        </Text>
-                      </IndexTable.Cell>
-                      <IndexTable.Cell>
-                        <Text
-                          as="span"
-                          alignment="end"
-                          numeric
-                          tone={v.facts && v.facts.stock <= 0 ? "critical" : undefined}
-                        >
-                          {v.facts ? v.facts.stock : "—"}
-                        </Text>
-                      </IndexTable.Cell>
-                      <IndexTable.Cell>
-                        <Text
-                          as="span"
-                          alignment="end"
-                          numeric
-                          tone={
-                            v.facts?.margin != null && Number(v.facts.margin) < 0
-                              ? "critical"
-                              : undefined
-                          }
-                        >
-                          {v.facts?.margin != null ? `${v.facts.margin}%` : "—"}
-                        </Text>
-                      </IndexTable.Cell>
-                      <IndexTable.Cell>
-                        {v.connection ? (
-                          <InlineStack gap="200" wrap={false}>
-                            <Button
-                              variant="plain"
-                              disabled={!data.connected}
-                              accessibilityLabel={`Add a backup supplier for ${p.title} ${v.title}`}
-                              onClick={() => {
-                                const next = new URLSearchParams(params);
-                                next.set("pick", v.id);
-                                next.set("backup", "1");
-                                next.delete("pid");
-                                next.set("catalogQ", p.title.split(" ").slice(-1)[0] ?? "");
-                                setParams(next);
-                              }}
+                            <CatalogCell v={v} />
+                            {v.facts ? (
+                              <Text as="span" variant="bodySm">
+                                {`Cost ${v.facts.costUsd ? `$${v.facts.costUsd}` : "—"} · Stock ${v.facts.stock} · Margin ${v.facts.margin != null ? `${v.facts.margin}%` : "—"}`}
+                              </Text>
+                            ) : null}
+                            <VariantActions p={p} v={v} busy={busy} connected={data.connected} />
+                          </BlockStack>
+                        </div>
+                      ) : (
+                        <>
+                          <IndexTable.Cell>
+                            {i === 0 ? (
+                              <InlineStack gap="200" blockAlign="center">
+                                {p.imageUrl ? (
+                                  <Thumbnail source={p.imageUrl} alt="" size="small" />
+                                ) : null}
+                                <Text as="span" fontWeight="semibold">
+                                  {p.title}
+                                </Text>
+                              </InlineStack>
+                            ) : null}
+                          </IndexTable.Cell>
+                          <IndexTable.Cell>{v.title}</IndexTable.Cell>
+                          <IndexTable.Cell>{v.sku || "—"}</IndexTable.Cell>
+                          <IndexTable.Cell>
+                            <CatalogCell v={v} />
+                          </IndexTable.Cell>
+                          <IndexTable.Cell>
+                            <Text as="span" alignment="end" numeric>
+                              {v.facts?.costUsd ? `$${v.facts.costUsd}` : "—"}
+                            </Text>
+                          </IndexTable.Cell>
+                          <IndexTable.Cell>
+                            <Text
+                              as="span"
+                              alignment="end"
+                              numeric
+                              tone={v.facts && v.facts.stock <= 0 ? "critical" : undefined}
                             >
-                              Backup…
-                            </Button>
-                            <Form method="post">
-                              <input type="hidden" name="intent" value="disconnect" />
-                              <input type="hidden" name="variantId" value={v.id} />
-                              <Button submit variant="plain" tone="critical" disabled={busy}>
-                                Disconnect
-                              </Button>
-                            </Form>
-                          </InlineStack>
-                        ) : (
-                          <Button
-                            variant="plain"
-                            disabled={!data.connected}
-                            onClick={() => {
-                              const next = new URLSearchParams(params);
-                              next.set("pick", v.id);
-                              next.delete("pid");
-                              next.delete("backup");
-                              next.set("catalogQ", p.title.split(" ").slice(-1)[0] ?? "");
-                              setParams(next);
-                            }}
-                          >
-                            Choose…
-                          </Button>
-                        )}
-                      </IndexTable.Cell>
+                              {v.facts ? v.facts.stock : "—"}
+                            </Text>
+                          </IndexTable.Cell>
+                          <IndexTable.Cell>
+                            <Text
+                              as="span"
+                              alignment="end"
+                              numeric
+                              tone={
+                                v.facts?.margin != null && Number(v.facts.margin) < 0
+                                  ? "critical"
+                                  : undefined
+                              }
+                            >
+                              {v.facts?.margin != null ? `${v.facts.margin}%` : "—"}
+                            </Text>
+                          </IndexTable.Cell>
+                          <IndexTable.Cell>
+                            <VariantActions p={p} v={v} busy={busy} connected={data.connected} />
+                          </IndexTable.Cell>
+                        </>
+                      )}
                     </IndexTable.Row>
                   )),
                 )}
@@ -331,6 +313,55 @@ function BulkCard({
 }
 
 type Row = Data["products"][number]["variants"][number];
+
+/** Choose a catalog variant, or for a connected one: add a backup supplier, disconnect. */
+function VariantActions({
+  p,
+  v,
+  busy,
+  connected,
+}: {
+  p: Data["products"][number];
+  v: Row;
+  busy: boolean;
+  connected: boolean;
+}) {
+  const [params, setParams] = useSearchParams();
+  const pick = (backup: boolean) => {
+    const next = new URLSearchParams(params);
+    next.set("pick", v.id);
+    if (backup) next.set("backup", "1");
+    else next.delete("backup");
+    next.delete("pid");
+    next.set("catalogQ", p.title.split(" ").slice(-1)[0] ?? "");
+    setParams(next);
+  };
+  if (!v.connection)
+    return (
+      <Button variant="plain" disabled={!connected} onClick={() => pick(false)}>
+        Choose…
+      </Button>
+    );
+  return (
+    <InlineStack gap="200" wrap={false}>
+      <Button
+        variant="plain"
+        disabled={!connected}
+        accessibilityLabel={`Add a backup supplier for ${p.title} ${v.title}`}
+        onClick={() => pick(true)}
+      >
+        Backup…
+      </Button>
+      <Form method="post">
+        <input type="hidden" name="intent" value="disconnect" />
+        <input type="hidden" name="variantId" value={v.id} />
+        <Button submit variant="plain" tone="critical" disabled={busy}>
+          Disconnect
+        </Button>
+      </Form>
+    </InlineStack>
+  );
+}
 
 const FLAG_TEXT: Record<string, string> = {
   removed: "Removed by the supplier",
