@@ -5,7 +5,7 @@
  * (tolerantly) and asks the catalog itself (product query: one call answers every variant of a
  * product), so a body in another shape still leads to the right facts.
  */
-import type { Prisma, PrismaClient } from "@prisma/client";
+import { Prisma, type PrismaClient } from "@prisma/client";
 import type { ProductDetail, SvcClient } from "../svc/index.server";
 import { SvcProductRemovedError } from "../svc/index.server";
 
@@ -74,30 +74,36 @@ export function stockCountries(settings: { stockCountries: string; fromCountryCo
   return list.length ? [...new Set(list)] : [settings.fromCountryCode];
 }
 
-/** Stores a product detail's variants; variants of the product it no longer lists are removed. */
+/**
+ * Stores a product detail's variants in one statement; variants of the product it no longer
+ * lists are marked removed.
+ */
 export async function storeDetail(db: Db, detail: ProductDetail, now: Date): Promise<number> {
   const pid = detail.pid ?? "";
   if (!pid) return 0;
   const listed = (detail.variants ?? []).filter((v) => v.vid);
-  for (const v of listed) {
-    const data = {
-      pid,
-      productName: detail.productNameEn ?? detail.productName ?? "",
-      productImage: detail.bigImage ?? detail.productImageSet?.[0] ?? null,
-      variantKey: v.variantKey ?? null,
-      variantImage: v.variantImage ?? null,
-      sku: v.variantSku ?? null,
-      supplierName: detail.supplierName ?? null,
-      costUsd: v.variantSellPrice != null ? String(v.variantSellPrice) : null,
-      stock: stockOf(v),
-      removed: false,
-      checkedAt: now,
-    };
-    await db.catalogVariant.upsert({
-      where: { vid: v.vid! },
-      create: { vid: v.vid!, ...data },
-      update: data,
-    });
+  const name = detail.productNameEn ?? detail.productName ?? "";
+  const image = detail.bigImage ?? detail.productImageSet?.[0] ?? null;
+  const supplier = detail.supplierName ?? null;
+  if (listed.length) {
+    const values = listed.map(
+      (v) =>
+        Prisma.sql`(${v.vid}, ${pid}, ${name}, ${image}, ${v.variantKey ?? null}, ${
+          v.variantImage ?? null
+        }, ${v.variantSku ?? null}, ${supplier}, ${
+          v.variantSellPrice != null ? String(v.variantSellPrice) : null
+        }::numeric, ${JSON.stringify(stockOf(v))}::jsonb, false, ${now})`,
+    );
+    await db.$executeRaw`
+      INSERT INTO "CatalogVariant" ("vid", "pid", "productName", "productImage", "variantKey",
+        "variantImage", "sku", "supplierName", "costUsd", "stock", "removed", "checkedAt")
+      VALUES ${Prisma.join(values)}
+      ON CONFLICT ("vid") DO UPDATE SET "pid" = EXCLUDED."pid",
+        "productName" = EXCLUDED."productName", "productImage" = EXCLUDED."productImage",
+        "variantKey" = EXCLUDED."variantKey", "variantImage" = EXCLUDED."variantImage",
+        "sku" = EXCLUDED."sku", "supplierName" = EXCLUDED."supplierName",
+        "costUsd" = EXCLUDED."costUsd", "stock" = EXCLUDED."stock", "removed" = false,
+        "checkedAt" = EXCLUDED."checkedAt"`;
   }
   await db.catalogVariant.updateMany({
     where: { pid, vid: { notIn: listed.map((v) => v.vid!) }, removed: false },
@@ -105,6 +111,9 @@ export async function storeDetail(db: Db, detail: ProductDetail, now: Date): Pro
   });
   return listed.length;
 }
+
+/** Catalog reads in flight at once per refresh. */
+export const READS_IN_FLIGHT = 4;
 
 export interface RefreshResult {
   products: number;
@@ -154,24 +163,29 @@ export async function refreshFacts(
             .map((g) => g.pid),
         )
       : new Set<string>();
-  for (const pid of wanted) {
-    if (opts.signal?.aborted) throw new Error("stopped");
-    if (recent.has(pid)) {
-      out.fresh++;
-      continue;
+  const todo = wanted.filter((pid) => !recent.has(pid));
+  out.fresh = wanted.length - todo.length;
+  // A few reads in flight: the client's limiter paces them to the account's rate, and a slow
+  // reply does not leave the rest of the second unused.
+  let next = 0;
+  const one = async () => {
+    while (next < todo.length) {
+      if (opts.signal?.aborted) throw new Error("stopped");
+      const pid = todo[next++]!;
+      try {
+        const detail = await client.catalog.product({ pid });
+        out.variants += await storeDetail(db, detail, new Date(now()));
+        out.products++;
+      } catch (error) {
+        if (!(error instanceof SvcProductRemovedError)) throw error;
+        await db.catalogVariant.updateMany({
+          where: { pid },
+          data: { removed: true, checkedAt: new Date(now()) },
+        });
+        out.removedProducts++;
+      }
     }
-    try {
-      const detail = await client.catalog.product({ pid });
-      out.variants += await storeDetail(db, detail, new Date(now()));
-      out.products++;
-    } catch (error) {
-      if (!(error instanceof SvcProductRemovedError)) throw error;
-      await db.catalogVariant.updateMany({
-        where: { pid },
-        data: { removed: true, checkedAt: new Date(now()) },
-      });
-      out.removedProducts++;
-    }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(READS_IN_FLIGHT, todo.length) }, one));
   return out;
 }

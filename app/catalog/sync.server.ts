@@ -44,6 +44,8 @@ interface Plan {
   baselineUsd?: string;
   /** A removed variant is back in the catalog. */
   unflag?: boolean;
+  /** The shop's quantity as just read from Shopify. */
+  observedStock?: number;
 }
 
 const variantGid = (id: string) => `gid://shopify/ProductVariant/${id}`;
@@ -156,6 +158,8 @@ async function syncPage(
         itemId = fresh.inventoryItemId;
         current = fresh.available;
         row.inventoryItemId = itemId;
+        // What the shop has now: nothing is written when it is what the supplier has.
+        plan.observedStock = fresh.available;
       }
     }
     // Stock: the first supplier's, plus each backup's (an order goes to whichever has it).
@@ -288,6 +292,7 @@ async function syncPage(
             ...(p.unflag ? { flag: null, flaggedAt: null } : {}),
             ...(p.baselineUsd ? { pricedFromUsd: p.baselineUsd } : {}),
             ...(p.row.inventoryItemId ? { inventoryItemId: p.row.inventoryItemId } : {}),
+            ...(p.observedStock !== undefined && !p.stock ? { stockSet: p.observedStock } : {}),
             shopPrice: p.row.shopPrice,
           },
         }),

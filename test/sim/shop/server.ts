@@ -27,7 +27,7 @@ import {
   openScheduledFulfillmentOrder,
   releaseFulfillmentOrderHold,
 } from "./schema";
-import { takeStock } from "./catalog";
+import { ensureItem, takeStock } from "./catalog";
 import {
   DEFAULT_SCOPES,
   type FulfillmentOrderRec,
@@ -149,7 +149,14 @@ export interface ShopSim {
       handle?: string;
       image?: string;
       optionNames?: string[];
-      variants: { sku: string; price: string; title?: string; options?: string[] }[];
+      variants: {
+        sku: string;
+        price: string;
+        title?: string;
+        options?: string[];
+        /** Tracked, with this "available" at the shop's default location. */
+        inventory?: number;
+      }[];
     },
   ): SimProduct;
   updateProduct(domain: string, productId: string, patch: { title?: string }): SimProduct;
@@ -414,6 +421,12 @@ export async function startShopSim(
           title: v.title ?? options.join(" / "),
           options,
         });
+        if (v.inventory !== undefined) {
+          const rec = shop.variants.get(vid)!;
+          rec.tracked = true;
+          ensureItem(shop, rec, nextId);
+          rec.available!.set(shop.defaultLocationId, v.inventory);
+        }
         return vid;
       });
       shop.products.set(id, {
