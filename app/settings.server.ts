@@ -117,6 +117,13 @@ export const settingsSchema = z.object({
     .trim()
     .regex(/^\d{1,2}(\.\d)?$/, "A percentage like 5 or 7.5")
     .default("5"),
+  /** The country most orders go to: the Products page quotes shipping there. */
+  mainMarket: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{2}$/, "a two-letter country code")
+    .default("US"),
   /** Set the shop's inventory from the supplier's stock. */
   stockSync: bool.default(true),
   /** Warehouse countries whose stock counts (comma separated); empty: the ship-from country. */

@@ -16,7 +16,9 @@ import {
   storeDetail,
 } from "../catalog/facts.server";
 import { fromUsd, marginPct } from "../catalog/pricing";
-import { getSettings } from "../settings.server";
+import { getSettings, type ShopSettings } from "../settings.server";
+import { QUOTE_TTL_MS, quoteFor, quoteKey } from "../shipping/quote.server";
+import { svcClientForAccount, type FreightOption } from "../svc/index.server";
 import { type FieldErrors, parseForm } from "./forms.server";
 
 const pageQuery = z.object({
@@ -45,6 +47,8 @@ export interface VariantFacts {
   backups: number;
   /** Margin in % of the shop price (cost turned into the shop's currency), when known. */
   margin: string | null;
+  /** The cheapest shipping to the main market, from a stored freight quote (null: not quoted). */
+  shipping: { priceUsd: string; method: string; days: string | null; to: string } | null;
 }
 
 export async function productsPageData(
@@ -103,8 +107,11 @@ export async function productsPageData(
     bulkConnectStatus(db, shop),
     accountOf(db, shop),
   ]);
+  const pageVids = [...new Set(rows.map((r) => r.svcVid))];
   return {
     query: q,
+    mainMarket: (await getSettings(db, shop)).mainMarket,
+    pageVids,
     changes: changes.map((c) => ({
       id: String(c.id),
       variantId: c.shopifyVariantId,
@@ -122,6 +129,49 @@ export async function productsPageData(
     picker: q.pick ? await pickerData(db, shop, q) : null,
   };
 }
+
+/** One unit of a catalog variant from the ship-from country to the main market. */
+function shippingInput(settings: ShopSettings, vid: string) {
+  return {
+    from: settings.fromCountryCode,
+    to: settings.mainMarket,
+    products: [{ vid, quantity: 1 }],
+  };
+}
+
+function cheapest(stored: unknown, to: string): VariantFacts["shipping"] {
+  const options = ((stored as { options?: FreightOption[] } | null)?.options ?? []).filter(
+    (o) => o && typeof o.priceUsd === "string",
+  );
+  if (options.length === 0) return null;
+  const best = options.reduce((a, b) => (Number(b.priceUsd) < Number(a.priceUsd) ? b : a));
+  return {
+    priceUsd: best.priceUsd,
+    method: best.logisticName,
+    days:
+      best.minDays !== null && best.maxDays !== null ? `${best.minDays}–${best.maxDays} d` : null,
+    to,
+  };
+}
+
+/** Freight quotes for the page's connected variants (≤ 20 a click, one service call each). */
+async function quoteShipping(db: PrismaClient, shop: string, vids: string[]): Promise<number> {
+  const account = await accountOf(db, shop);
+  if (!account) return 0;
+  const settings = await getSettings(db, shop);
+  const deps = {
+    prisma: db,
+    svcFor: (id: string) => svcClientForAccount(id, { prisma: db }),
+    clock: { now: () => Date.now() },
+  };
+  let n = 0;
+  for (const vid of [...new Set(vids)].slice(0, MAX_QUOTES_PER_CLICK)) {
+    await quoteFor(deps, account.id, shippingInput(settings, vid));
+    n++;
+  }
+  return n;
+}
+const MAX_QUOTES_PER_CLICK = 20;
 
 /** Out of stock, flagged (removed, cost moved) or under the margin asked for. */
 function needsAttention(f: VariantFacts | null, margin: number | undefined): boolean {
@@ -155,6 +205,22 @@ async function factsFor(
   ]);
   const byVid = new Map(cats.map((c) => [c.vid, c]));
   const countries = stockCountries(settings);
+  // Shipping to the main market: stored quotes only (the page never waits on the service).
+  const account = await accountOf(db, shop);
+  const keyOf = (vid: string) =>
+    account ? quoteKey(account.id, shippingInput(settings, vid)) : "";
+  const quotes = account
+    ? new Map(
+        (
+          await db.freightQuote.findMany({
+            where: {
+              key: { in: rows.map((r) => keyOf(r.svcVid)) },
+              fetchedAt: { gt: new Date(Date.now() - QUOTE_TTL_MS) },
+            },
+          })
+        ).map((q) => [q.key, q]),
+      )
+    : new Map();
   // The margin needs the shop's currency and a rate (a stored one: a page never waits on one).
   let usdPerUnit: string | null = null;
   try {
@@ -183,6 +249,7 @@ async function factsFor(
       removed: c.removed,
       flag: r.flag,
       backups: backups.find((b) => b.shopifyVariantId === r.shopifyVariantId)?._count._all ?? 0,
+      shipping: cheapest(quotes.get(keyOf(r.svcVid))?.options, settings.mainMarket),
       margin:
         cost && usdPerUnit && r.shopPrice
           ? marginPct(r.shopPrice, fromUsd(cost, usdPerUnit))
@@ -389,6 +456,15 @@ export async function productsAction(
         });
         await refreshFacts(db, client!, [d.pid], { maxAgeMs: 60_000 });
         return { ok: true, intent, message: `Backup supplier ${taken.length + 2} added` };
+      }
+      case "quote-shipping": {
+        const vids = String(form.get("vids") ?? "")
+          .split(",")
+          .map((v) => v.trim())
+          .filter((v) => v && v.length <= 50);
+        if (vids.length === 0) return fail({ form: "No connected variant on this page" });
+        const n = await quoteShipping(db, shop, vids);
+        return { ok: true, intent, message: `Shipping quoted for ${n} catalog variants` };
       }
       case "sync-now": {
         await startShopSync(db, shop);

@@ -99,6 +99,7 @@ const PRICING_FIELDS = [
   "repriceThresholdPct",
   "stockSync",
   "stockCountries",
+  "mainMarket",
 ] as const satisfies readonly (keyof ShopSettings)[];
 const pricingForm = settingsSchema
   .pick(

@@ -12,6 +12,7 @@ import {
   Badge,
   Banner,
   BlockStack,
+  Box,
   Button,
   Card,
   IndexTable,
@@ -126,6 +127,23 @@ export default function Products() {
                   <Button submit>Search</Button>
                 </InlineStack>
               </Form>
+              {data.pageVids.length ? (
+                <Box paddingBlockStart="300">
+                  <Form method="post">
+                    <input type="hidden" name="intent" value="quote-shipping" />
+                    <input type="hidden" name="vids" value={data.pageVids.join(",")} />
+                    <InlineStack gap="200" blockAlign="center">
+                      <Button submit disabled={busy || !data.connected}>
+                        {`Quote shipping to ${data.mainMarket}`}
+                      </Button>
+                      <Text as="span" tone="subdued" variant="bodySm">
+                        For the connected variants on this page (up to 20); quotes are kept 6 hours.
+                        Change the market in Settings → Pricing and stock.
+                      </Text>
+                    </InlineStack>
+                  </Form>
+                </Box>
+              ) : null}
             </Card>
             <Card padding="0">
               <IndexTable
@@ -140,6 +158,7 @@ export default function Products() {
                   { title: "Supplier's variant" },
                   { title: "Cost (USD)", alignment: "end" },
                   { title: "Stock", alignment: "end" },
+                  { title: `Shipping to ${data.mainMarket}`, alignment: "end" },
                   { title: "Margin", alignment: "end" },
                   { title: "" },
                 ]}
@@ -156,7 +175,7 @@ export default function Products() {
                             <CatalogCell v={v} />
                             {v.facts ? (
                               <Text as="span" variant="bodySm">
-                                {`Cost ${v.facts.costUsd ? `$${v.facts.costUsd}` : "—"} · Stock ${v.facts.stock} · Margin ${v.facts.margin != null ? `${v.facts.margin}%` : "—"}`}
+                                {`Cost ${v.facts.costUsd ? `$${v.facts.costUsd}` : "—"} · Stock ${v.facts.stock} · Margin ${v.facts.margin != null ? `${v.facts.margin}%` : "—"}${v.facts.shipping ? ` · Shipping $${v.facts.shipping.priceUsd}` : ""}`}
                               </Text>
                             ) : null}
                             <VariantActions p={p} v={v} busy={busy} connected={data.connected} />
@@ -195,6 +214,9 @@ export default function Products() {
                             >
                               {v.facts ? v.facts.stock : "—"}
                             </Text>
+                          </IndexTable.Cell>
+                          <IndexTable.Cell>
+                            <ShippingText v={v} />
                           </IndexTable.Cell>
                           <IndexTable.Cell>
                             <Text
@@ -313,6 +335,25 @@ function BulkCard({
 }
 
 type Row = Data["products"][number]["variants"][number];
+
+/** The cheapest stored freight quote to the main market, or a dash. */
+function ShippingText({ v }: { v: Row }) {
+  const q = v.facts?.shipping;
+  if (!q)
+    return (
+      <Text as="span" alignment="end" tone="subdued">
+        —
+      </Text>
+    );
+  return (
+    <BlockStack gap="050" inlineAlign="end">
+      <Text as="span" numeric>{`$${q.priceUsd}`}</Text>
+      <Text as="span" variant="bodySm" tone="subdued">
+        {q.days ? `${q.method} · ${q.days}` : q.method}
+      </Text>
+    </BlockStack>
+  );
+}
 
 /** Choose a catalog variant, or for a connected one: add a backup supplier, disconnect. */
 function VariantActions({

@@ -494,6 +494,7 @@ function PricingCard({ data, result }: { data: Data; result: ActionData }) {
       repriceThresholdPct: data.settings.repriceThresholdPct,
       stockSync: data.settings.stockSync,
       stockCountries: data.settings.stockCountries,
+      mainMarket: data.settings.mainMarket,
     }),
     [data.settings],
   );
@@ -593,6 +594,15 @@ function PricingCard({ data, result }: { data: Data; result: ActionData }) {
             placeholder={data.settings.fromCountryCode}
             helpText="Two-letter codes separated by commas. Empty: the country your orders ship from."
             error={err("stockCountries")}
+          />
+          <TextField
+            label="Main market (shipping quotes on the Products page)"
+            name="mainMarket"
+            autoComplete="country"
+            value={s.mainMarket}
+            onChange={set("mainMarket")}
+            helpText="The two-letter code of the country most of your orders go to."
+            error={err("mainMarket")}
           />
           <Button
             submit
