@@ -300,6 +300,45 @@ describe("the sandbox in a browser", () => {
       .waitFor();
   });
 
+  it("imports a catalog product into the shop (a double click imports it once), then shows its facts", async () => {
+    await page.getByRole("link", { name: "Catalog" }).first().click();
+    await page.getByRole("heading", { name: "Catalog" }).waitFor();
+    const imports = () => page.locator("[data-import-status]").count();
+    const before = await imports();
+    await page
+      .getByRole("button", { name: /^Import / })
+      .first()
+      .dblclick();
+    await page
+      .getByText(/Import started/)
+      .first()
+      .waitFor();
+    await page.locator('[data-import-status="done"]').first().waitFor({ timeout: 90_000 });
+    expect(await imports()).toBe(before + 1);
+    await page
+      .getByText(/variants in your shop, connected and stocked/)
+      .first()
+      .waitFor();
+    await shot("04c-catalog-imported");
+
+    // The Products page shows what the supplier says of the imported variants.
+    await page.getByRole("link", { name: "Products" }).first().click();
+    await page.getByRole("heading", { name: "Products" }).waitFor();
+    await page.getByText("Imported", { exact: true }).first().waitFor();
+    await page.getByRole("button", { name: /Quote shipping to US/ }).click();
+    await page
+      .getByText(/Shipping quoted for \d+ catalog variants/)
+      .first()
+      .waitFor({
+        timeout: 60_000,
+      });
+    await page
+      .getByText(/^\$\d+\.\d\d$/)
+      .first()
+      .waitFor();
+    await shot("04d-products-facts");
+  });
+
   it("offers shipping methods from the service's freight quote, with price and days", async () => {
     await page.getByRole("link", { name: "Settings" }).first().click();
     await page.getByRole("heading", { name: "Settings" }).waitFor();
