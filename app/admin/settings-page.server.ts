@@ -70,6 +70,13 @@ export async function settingsPageData(db: PrismaClient, shop: string) {
   };
 }
 
+/** The settings schema narrowed to one form's fields (each validated as the schema says). */
+function fieldsOf<const K extends keyof ShopSettings>(fields: readonly K[]) {
+  return settingsSchema.pick(
+    Object.fromEntries(fields.map((k) => [k, true])) as { [P in K]: true },
+  );
+}
+
 /** The notification fields, each validated by the settings schema. */
 const NOTIFY_FIELDS = [
   "notifyEmails",
@@ -82,12 +89,7 @@ const NOTIFY_FIELDS = [
   "lowBalanceUsd",
 ] as const satisfies readonly (keyof ShopSettings)[];
 
-const notifyForm = settingsSchema.pick(
-  Object.fromEntries(NOTIFY_FIELDS.map((k) => [k, true])) as Record<
-    (typeof NOTIFY_FIELDS)[number],
-    true
-  >,
-);
+const notifyForm = fieldsOf(NOTIFY_FIELDS);
 
 /** The pricing rule and the stock and price sync (catalog/pricing.ts, catalog/sync.server.ts). */
 const PRICING_FIELDS = [
@@ -101,21 +103,14 @@ const PRICING_FIELDS = [
   "stockCountries",
   "mainMarket",
 ] as const satisfies readonly (keyof ShopSettings)[];
-const pricingForm = settingsSchema
-  .pick(
-    Object.fromEntries(PRICING_FIELDS.map((k) => [k, true])) as Record<
-      (typeof PRICING_FIELDS)[number],
-      true
-    >,
-  )
-  .superRefine((s, ctx) => {
-    if (s.priceRule === "multiplier" && (Number(s.priceValue) < 1 || Number(s.priceValue) > 100))
-      ctx.addIssue({
-        code: "custom",
-        path: ["priceValue"],
-        message: "A multiplier from 1 to 100, like 2.5",
-      });
-  });
+const pricingForm = fieldsOf(PRICING_FIELDS).superRefine((s, ctx) => {
+  if (s.priceRule === "multiplier" && (Number(s.priceValue) < 1 || Number(s.priceValue) > 100))
+    ctx.addIssue({
+      code: "custom",
+      path: ["priceValue"],
+      message: "A multiplier from 1 to 100, like 2.5",
+    });
+});
 
 /** The chosen warehouse's name and country, looked up with warehouse/detail (best effort). */
 async function warehouseOf(db: PrismaClient, shop: string, settings: ShopSettings) {
@@ -161,29 +156,22 @@ const SETTINGS_FIELDS = [
   "minMarginPct",
 ] as const satisfies readonly (keyof ShopSettings)[];
 
-const settingsForm = settingsSchema
-  .pick(
-    Object.fromEntries(SETTINGS_FIELDS.map((k) => [k, true])) as Record<
-      (typeof SETTINGS_FIELDS)[number],
-      true
-    >,
-  )
-  .superRefine((s, ctx) => {
-    if (s.shopLogisticsType === 1 && !s.storageId) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["storageId"],
-        message: "Platform logistics ship from a warehouse: enter its id",
-      });
-    }
-    if (s.iossType === 2 && !/^IM\d{10}$/.test(s.iossNumber)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["iossNumber"],
-        message: "Your own IOSS needs its number (IM followed by 10 digits)",
-      });
-    }
-  });
+const settingsForm = fieldsOf(SETTINGS_FIELDS).superRefine((s, ctx) => {
+  if (s.shopLogisticsType === 1 && !s.storageId) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["storageId"],
+      message: "Platform logistics ship from a warehouse: enter its id",
+    });
+  }
+  if (s.iossType === 2 && !/^IM\d{10}$/.test(s.iossNumber)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["iossNumber"],
+      message: "Your own IOSS needs its number (IM followed by 10 digits)",
+    });
+  }
+});
 
 /** "Settings saved; 2 held orders are checked again now". */
 function saved(intent: string, what: string, rechecked: number): SettingsActionResult {
