@@ -16,9 +16,8 @@
  *
  * Uses a fresh schema on BENCH_DATABASE_URL (default: the local server's `test` database).
  */
-import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import { freshSchema } from "../test/helpers/pg";
+import { benchSchema } from "./harness-env";
 
 const { values } = parseArgs({
   options: {
@@ -33,18 +32,7 @@ const PLANS: Record<string, number> = { standard: 100, advanced: 200, plus: 1000
 const RESTORE = PLANS[String(values.plan)] ?? 0;
 if (!RESTORE) throw new Error(`--plan is one of ${Object.keys(PLANS).join(", ")}`);
 
-const server = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-const fresh = await freshSchema(server, `bench_cat_${randomBytes(4).toString("hex")}`);
-Object.assign(process.env, {
-  DATABASE_URL: fresh.url,
-  DATABASE_POOL_MAX: "8",
-  NODE_ENV: "test",
-  SHOPIFY_API_KEY: "bench-api-key",
-  SHOPIFY_API_SECRET: "test-api-secret",
-  SHOPIFY_APP_URL: "https://app.test",
-  ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
-  LOG_LEVEL: "error",
-});
+const fresh = await benchSchema("bench_cat");
 
 const { startHarness, prisma } = await import("../test/fulfilment/harness");
 const { startServiceSim } = await import("../test/sim/service/index");
@@ -56,7 +44,7 @@ try {
   // A catalog large enough that every shop variant has its own catalog variant.
   const svc = await startServiceSim({
     allowLoopbackWebhooks: true,
-    catalogSize: Math.ceil(VARIANTS / 3),
+    catalogSize: Math.ceil(VARIANTS / 2.5),
   });
   const h = await startHarness({
     shopDomain: "bench-catalog.myshopify.com",

@@ -16,10 +16,10 @@
  * service's console, then Retry; counted in `merchant_actions`), and waits until every order
  * is fulfilled or nothing has moved for `--stall` minutes (or `--deadline` minutes passed).
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
-import { freshSchema } from "../test/helpers/pg";
+import { BENCH_APP_ENV, benchSchema } from "./harness-env";
 import { spawnTs, waitForLine } from "../test/helpers/child";
 import { createRng } from "../test/sim/service/prng";
 
@@ -68,17 +68,8 @@ export async function runChaos(argv: string[]): Promise<number> {
   if (FAULTS.timeoutMs <= CLIENT_TIMEOUT_MS)
     throw new Error("--sim-timeout must be longer than --client-timeout");
 
-  const server = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-  const fresh = await freshSchema(server, `bench_chaos_${randomBytes(4).toString("hex")}`);
-  const appEnv = {
-    NODE_ENV: "test",
-    SHOPIFY_API_KEY: "bench-api-key",
-    SHOPIFY_API_SECRET: "test-api-secret",
-    SHOPIFY_APP_URL: "https://app.test",
-    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
-    LOG_LEVEL: "error",
-  };
-  Object.assign(process.env, { ...appEnv, DATABASE_URL: fresh.url, DATABASE_POOL_MAX: "8" });
+  const fresh = await benchSchema("bench_chaos");
+  const appEnv = BENCH_APP_ENV;
 
   const { startHarness, prisma } = await import("../test/fulfilment/harness");
   const { startServiceSim } = await import("../test/sim/service/index");

@@ -11,9 +11,8 @@
  * shop's job, so the accounts must live at the one service). Uses a fresh schema
  * on BENCH_DATABASE_URL (default: the local server's `test` database), dropped afterwards.
  */
-import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import { freshSchema } from "../test/helpers/pg";
+import { benchSchema } from "./harness-env";
 
 // `--chaos`: faults, duplicated webhooks and killed worker processes (bench/chaos.ts).
 if (process.argv.slice(2).includes("--chaos")) {
@@ -48,18 +47,7 @@ const PLAN = String(values.plan);
 if (!(PLAN in PLANS)) throw new Error(`--plan is one of ${Object.keys(PLANS).join(", ")}`);
 const RESTORE = PLANS[PLAN]!;
 
-const server = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
-const fresh = await freshSchema(server, `bench_ful_${randomBytes(4).toString("hex")}`);
-Object.assign(process.env, {
-  DATABASE_URL: fresh.url,
-  DATABASE_POOL_MAX: "8",
-  NODE_ENV: "test",
-  SHOPIFY_API_KEY: "bench-api-key",
-  SHOPIFY_API_SECRET: "test-api-secret",
-  SHOPIFY_APP_URL: "https://app.test",
-  ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
-  LOG_LEVEL: "error",
-});
+const fresh = await benchSchema("bench_ful");
 
 const { startHarness, prisma } = await import("../test/fulfilment/harness");
 const { startServiceSim } = await import("../test/sim/service/index");

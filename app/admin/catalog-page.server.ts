@@ -28,12 +28,24 @@ const pageQuery = z.object({
 const categoryCache = new Map<string, { at: number; tree: CategoryTree }>();
 const CATEGORY_TTL_MS = 3600_000;
 
-async function categories(accountId: string, client: SvcClient) {
-  const hit = categoryCache.get(accountId);
-  if (hit && Date.now() - hit.at < CATEGORY_TTL_MS) return hit.tree;
-  const tree = await client.catalog.categories();
-  categoryCache.set(accountId, { at: Date.now(), tree });
-  return tree;
+/** The catalog's third-level categories as select options ("Home › Kitchen › Mugs"). */
+export async function categoryOptions(
+  accountId: string,
+  client: SvcClient,
+): Promise<{ value: string; label: string }[]> {
+  let hit = categoryCache.get(accountId);
+  if (!hit || Date.now() - hit.at >= CATEGORY_TTL_MS) {
+    hit = { at: Date.now(), tree: await client.catalog.categories() };
+    categoryCache.set(accountId, hit);
+  }
+  return hit.tree.flatMap((first) =>
+    (first.categoryFirstList ?? []).flatMap((second) =>
+      (second.categorySecondList ?? []).map((third) => ({
+        value: third.categoryId ?? "",
+        label: `${first.categoryFirstName ?? ""} › ${second.categorySecondName ?? ""} › ${third.categoryName ?? ""}`,
+      })),
+    ),
+  );
 }
 
 export interface CatalogCard {
@@ -80,15 +92,7 @@ export async function catalogPageData(db: PrismaClient, shop: string, search: UR
   const client = account ? await clientForShop(db, shop) : null;
   if (!account || !client) return base;
   try {
-    const tree = await categories(account.id, client);
-    base.categories = tree.flatMap((first) =>
-      (first.categoryFirstList ?? []).flatMap((second) =>
-        (second.categorySecondList ?? []).map((third) => ({
-          value: third.categoryId ?? "",
-          label: `${first.categoryFirstName ?? ""} › ${second.categorySecondName ?? ""} › ${third.categoryName ?? ""}`,
-        })),
-      ),
-    );
+    base.categories = await categoryOptions(account.id, client);
     const res = await client.catalog.listV2({
       keyWord: q.q || undefined,
       categoryId: q.cat || undefined,

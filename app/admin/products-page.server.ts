@@ -8,6 +8,7 @@ import { SvcError } from "../svc/index.server";
 import { accountOf, clientForShop, describeSvcError } from "./account.server";
 import { connectOne, connectVariants, disconnectVariant, numericId } from "./connections.server";
 import { startShopSync } from "../catalog/jobs.server";
+import { categoryOptions } from "./catalog-page.server";
 import {
   refreshFacts,
   stockCountries,
@@ -27,6 +28,13 @@ const pageQuery = z.object({
   pick: z.string().regex(/^\d+$/).optional().catch(undefined),
   catalogQ: z.string().trim().max(200).optional().catch(undefined),
   catalogPage: z.coerce.number().int().min(1).max(300).optional().catch(undefined),
+  cat: z
+    .string()
+    .trim()
+    .max(100)
+    .regex(/^[\w-]+$/)
+    .optional()
+    .catch(undefined),
   pid: z.string().max(200).optional().catch(undefined),
   /** all | unconnected | attention (out of stock, flagged, or margin under `margin` %). */
   show: z.enum(["all", "unconnected", "attention"]).optional().catch(undefined),
@@ -269,6 +277,8 @@ async function pickerData(db: PrismaClient, shop: string, q: z.output<typeof pag
   const out = {
     variantId: q.pick!,
     catalogQ: q.catalogQ ?? "",
+    cat: q.cat ?? "",
+    categories: [] as { value: string; label: string }[],
     catalogPage: q.catalogPage ?? 1,
     totalPages: 0,
     results: [] as {
@@ -292,8 +302,10 @@ async function pickerData(db: PrismaClient, shop: string, q: z.output<typeof pag
     }[],
     error: null as string | null,
   };
-  if (!client) return { ...out, error: "Connect a service account first" };
+  const account = await accountOf(db, shop);
+  if (!client || !account) return { ...out, error: "Connect a service account first" };
   try {
+    out.categories = await categoryOptions(account.id, client);
     if (q.pid) {
       const detail = await client.catalog.product({ pid: q.pid });
       await storeDetail(db, detail, new Date());
@@ -308,9 +320,10 @@ async function pickerData(db: PrismaClient, shop: string, q: z.output<typeof pag
         image: v.variantImage ?? "",
         stock: stockIn(stockOf(v), countries),
       }));
-    } else if (q.catalogQ) {
+    } else if (q.catalogQ || q.cat) {
       const page = await client.catalog.listV2({
-        keyWord: q.catalogQ,
+        keyWord: q.catalogQ || undefined,
+        categoryId: q.cat || undefined,
         size: 10,
         page: out.catalogPage,
       });
@@ -465,6 +478,27 @@ export async function productsAction(
         if (vids.length === 0) return fail({ form: "No connected variant on this page" });
         const n = await quoteShipping(db, shop, vids);
         return { ok: true, intent, message: `Shipping quoted for ${n} catalog variants` };
+      }
+      case "keep-price": {
+        // The merchant has seen the cost change and keeps the price: the new cost is the base.
+        const parsed = parseForm(disconnectForm, form);
+        if (!parsed.ok) return fail(parsed.errors);
+        const row = await db.productConnection.findUnique({
+          where: {
+            shopDomain_shopifyVariantId: {
+              shopDomain: shop,
+              shopifyVariantId: parsed.data.variantId,
+            },
+          },
+        });
+        if (!row || row.flag !== "cost_change")
+          return fail({ form: "This variant has no cost change to review" });
+        const fact = await db.catalogVariant.findUnique({ where: { vid: row.svcVid } });
+        await db.productConnection.update({
+          where: { id: row.id },
+          data: { flag: null, flaggedAt: null, pricedFromUsd: fact?.costUsd ?? row.pricedFromUsd },
+        });
+        return { ok: true, intent, message: "Price kept; the new cost is the base from now on" };
       }
       case "sync-now": {
         await startShopSync(db, shop);

@@ -125,10 +125,14 @@ export async function importProduct(opts: {
     vals.forEach((x, i) => {
       if (!values[i]!.includes(x)) values[i]!.push(x);
     });
-    const cost = v.variantSellPrice != null ? String(v.variantSellPrice) : null;
-    const priced = cost ? priceFor(cost, settings, rate.usdPerUnit) : null;
+    // A variant the service gives no cost for cannot be priced: it is left out, never sold at 0.
+    if (v.variantSellPrice == null) return [];
+    const cost = String(v.variantSellPrice);
+    const priced = priceFor(cost, settings, rate.usdPerUnit);
     return [{ v, vals, cost, priced }];
   });
+  if (planned.length === 0)
+    throw new ImportRefusedError("The service gives no cost for this product's variants");
   const input: ProductSetInput = {
     handle: importHandle(detail.productSku ?? "", opts.pid),
     title,
@@ -140,8 +144,8 @@ export async function importProduct(opts: {
     variants: planned.map(({ v, vals, priced }) => ({
       optionValues: names.map((optionName, i) => ({ optionName, name: vals[i]! })),
       sku: v.variantSku!,
-      price: priced?.price ?? "0.00",
-      compareAtPrice: priced?.compareAtPrice ?? null,
+      price: priced.price,
+      compareAtPrice: priced.compareAtPrice,
       image: v.variantImage || null,
       tracked: Boolean(basics.locationId),
       quantity: stockNow ? stockIn(stockOf(v), countries) : null,
@@ -183,7 +187,7 @@ export async function importProduct(opts: {
           inventoryItemId: sv.inventoryItemId,
           ...(stockNow ? { stockSet: stockIn(stockOf(p.v), countries) } : {}),
           pricedFromUsd: p.cost,
-          shopPrice: p.priced?.price ?? null,
+          shopPrice: p.priced.price,
           flag: null,
           syncedAt: new Date(now()),
         },

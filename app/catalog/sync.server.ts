@@ -87,12 +87,28 @@ export async function syncShop(opts: {
   });
   if (!rate) out.notes.push(`No USD rate for ${basics.currencyCode}: prices are not changed.`);
 
+  // The variants of these products, as first supplier or as a backup.
+  const viaBackup = opts.pids
+    ? (
+        await db.backupSupplier.findMany({
+          where: { shopDomain: shop, svcProductId: { in: opts.pids } },
+          select: { shopifyVariantId: true },
+        })
+      ).map((b) => b.shopifyVariantId)
+    : [];
   for (let cursor: string | undefined; ; ) {
     if (opts.signal?.aborted) throw new Error("stopped");
     const rows = await db.productConnection.findMany({
       where: {
         shopDomain: shop,
-        ...(opts.pids ? { svcProductId: { in: opts.pids } } : {}),
+        ...(opts.pids
+          ? {
+              OR: [
+                { svcProductId: { in: opts.pids } },
+                ...(viaBackup.length ? [{ shopifyVariantId: { in: viaBackup } }] : []),
+              ],
+            }
+          : {}),
       },
       orderBy: { id: "asc" },
       take: SYNC_PAGE,

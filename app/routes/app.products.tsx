@@ -385,6 +385,20 @@ function VariantActions({
     );
   return (
     <InlineStack gap="200" wrap={false}>
+      {v.facts?.flag === "cost_change" ? (
+        <Form method="post">
+          <input type="hidden" name="intent" value="keep-price" />
+          <input type="hidden" name="variantId" value={v.id} />
+          <Button
+            submit
+            variant="plain"
+            disabled={busy}
+            accessibilityLabel={`Keep the price of ${p.title} ${v.title}`}
+          >
+            Keep price
+          </Button>
+        </Form>
+      ) : null}
       <Button
         variant="plain"
         disabled={!connected}
@@ -532,13 +546,14 @@ type PickVariant = Row & { product: Data["products"][number] };
 function PickerCard({ picker, variant }: { picker: Picker; variant: PickVariant | undefined }) {
   const [params, setParams] = useSearchParams();
   const [catalogQ, setCatalogQ] = useState(picker.catalogQ);
+  const [cat, setCat] = useState(picker.cat);
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
   const once = useSubmitOnce(navigation.state === "submitting");
   const backup = params.get("backup") === "1";
   const close = () => {
     const next = new URLSearchParams(params);
-    for (const k of ["pick", "pid", "catalogQ", "catalogPage", "backup"]) next.delete(k);
+    for (const k of ["pick", "pid", "catalogQ", "catalogPage", "backup", "cat"]) next.delete(k);
     setParams(next);
   };
   const set = (k: string, v: string | null) => {
@@ -578,18 +593,27 @@ function PickerCard({ picker, variant }: { picker: Picker; variant: PickVariant 
         {picker.error ? <Banner tone="critical">{picker.error}</Banner> : null}
         <Form method="get">
           {[...params.entries()]
-            .filter(([k]) => !["catalogQ", "pid", "catalogPage"].includes(k))
+            .filter(([k]) => !["catalogQ", "pid", "catalogPage", "cat"].includes(k))
             .map(([k, v]) => (
               <input key={k} type="hidden" name={k} value={v} />
             ))}
-          <InlineStack gap="200" blockAlign="end">
-            <div style={{ flex: 1 }}>
+          <InlineStack gap="200" blockAlign="end" wrap>
+            <div style={{ flex: "2 1 200px" }}>
               <TextField
                 label="Search the catalog"
                 name="catalogQ"
                 value={catalogQ}
                 onChange={setCatalogQ}
                 autoComplete="off"
+              />
+            </div>
+            <div style={{ flex: "1 1 180px" }}>
+              <Select
+                label="Category"
+                name="cat"
+                options={[{ value: "", label: "All categories" }, ...picker.categories]}
+                value={cat}
+                onChange={setCat}
               />
             </div>
             <Button submit>Search</Button>
@@ -667,7 +691,7 @@ function PickerCard({ picker, variant }: { picker: Picker; variant: PickVariant 
           </BlockStack>
         ) : (
           <BlockStack gap="200">
-            {picker.results.length === 0 && picker.catalogQ ? (
+            {picker.results.length === 0 && (picker.catalogQ || picker.cat) ? (
               <Text as="p" tone="subdued">
                 No catalog product matches.
               </Text>

@@ -176,6 +176,26 @@ describe("stock and price sync", () => {
     ).toEqual([]);
   });
 
+  it("the same stock told twice is written once; a throttled Shopify is waited for", async () => {
+    const v = jacket.variants[10]!;
+    const calls = () =>
+      h.shop.graphqlCalls().filter((c) => c.operationName === "InventorySet" && c.actualQueryCost)
+        .length;
+    const before = calls();
+    // Shopify answers THROTTLED to the next calls: the sync waits and goes on.
+    h.shop.throttleNext(h.shopDomain, 2);
+    await change(v.vid, { inventory: { CN: 42 } });
+    await change(v.vid, { inventory: { CN: 42 } });
+    expect(variantBySku(v.variantSku).available).toBe(42);
+    expect(calls() - before).toBe(1);
+    const row = await connection(variantBySku(v.variantSku).legacyId);
+    expect(
+      await prisma.syncChange.count({
+        where: { shopifyVariantId: row.shopifyVariantId, kind: "stock" },
+      }),
+    ).toBe(1);
+  });
+
   it("a cost rise beyond the threshold re-prices by the rule", async () => {
     const v = jacket.variants[3]!; // cost 18.00
     await change(v.vid, { sellPrice: "20.00" });

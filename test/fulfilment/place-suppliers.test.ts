@@ -6,6 +6,7 @@
  * facts about the first supplier, or no backup that fits, the line stays with the first.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recheckHeld } from "../../app/fulfilment/recheck.server";
 import { type Harness, prisma, startHarness } from "./harness";
 
 let h: Harness;
@@ -79,7 +80,7 @@ describe("an order line with a backup supplier", () => {
     expect(rowA.lines[0]!.svcVid).toBe(backup.vid);
     expect((await svcOrderOf(a.legacyId))?.lines.map((l) => l.vid)).toEqual([backup.vid]);
     expect(serviceConnection(variant)).toBe(backup.vid);
-    const told = rowA.timeline.filter((t) => /goes to supplier 2/.test(t.message));
+    const told = rowA.timeline.filter((t) => /goes to supplier 2/.test(t.message ?? ""));
     expect(told).toHaveLength(1);
     expect(told[0]!.message).toContain(
       `first supplier (${first.vid}) is 1 in stock in CN, 2 needed`,
@@ -100,7 +101,7 @@ describe("an order line with a backup supplier", () => {
     expect(rowB.lines[0]!.svcVid).toBe(first.vid);
     expect((await svcOrderOf(b.legacyId))?.lines.map((l) => l.vid)).toEqual([first.vid]);
     expect(serviceConnection(variant)).toBe(first.vid);
-    expect(rowB.timeline.some((t) => /goes to supplier/.test(t.message))).toBe(false);
+    expect(rowB.timeline.some((t) => /goes to supplier/.test(t.message ?? ""))).toBe(false);
     expect(
       (
         await prisma.productConnection.findFirstOrThrow({
@@ -155,5 +156,32 @@ describe("an order line with a backup supplier", () => {
     const row = await h.row(a.legacyId);
     expect(row.lines[0]!.svcVid).toBe(third.vid);
     expect(row.timeline.map((t) => t.message).join("\n")).toMatch(/goes to supplier 3/);
+  });
+
+  it("tells the choice once when the placement runs again (held for another line, then released)", async () => {
+    const [first, backup] = [vids[4]!, vids[5]!];
+    const { p } = await withBackup(first, backup);
+    await facts(first.vid, first.pid, { CN: 0 });
+    await facts(backup.vid, backup.pid, { CN: 5 });
+    const other = h.unconnectedProduct("Not matched yet");
+    const placed = await h.order([
+      { product: p, quantity: 1 },
+      { product: other, quantity: 1 },
+    ]);
+    await h.settle();
+    expect(await h.row(placed.legacyId)).toMatchObject({
+      state: "HELD",
+      reasonCode: "unconnected_lines",
+    });
+    await h.connect(other);
+    await recheckHeld(prisma, h.shopDomain, ["unconnected_lines"], `test:${Date.now()}`);
+    await h.settle();
+    const row = await h.row(placed.legacyId);
+    expect(["CREATED", "PAYING", "PAID"]).toContain(row.state);
+    const told = row.timeline.filter((t) => /goes to supplier 2/.test(t.message ?? ""));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ step: "create", outcome: "info" });
+    expect(told[0]!.message).toMatch(/^"Two suppliers" goes to supplier 2 \(catalog variant /);
+    expect(row.lines.find((l) => l.svcVid === backup.vid)).toBeDefined();
   });
 });
