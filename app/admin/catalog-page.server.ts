@@ -159,9 +159,8 @@ export async function catalogAction(
   return {
     ok: true,
     intent,
-    message:
-      row.status === "running"
-        ? "This product is being imported already"
-        : "Import started: the product shows in your shop in a moment",
+    message: row.started
+      ? "Import started: the product shows in your shop in a moment"
+      : "This product is being imported already",
   };
 }

@@ -162,7 +162,7 @@ function cheapest(stored: unknown, to: string): VariantFacts["shipping"] {
   };
 }
 
-/** Freight quotes for the page's connected variants (≤ 20 a click, one service call each). */
+/** Freight quotes for the page's connected variants (≤ 10 a click, one service call each). */
 async function quoteShipping(db: PrismaClient, shop: string, vids: string[]): Promise<number> {
   const account = await accountOf(db, shop);
   if (!account) return 0;
@@ -179,7 +179,7 @@ async function quoteShipping(db: PrismaClient, shop: string, vids: string[]): Pr
   }
   return n;
 }
-const MAX_QUOTES_PER_CLICK = 20;
+const MAX_QUOTES_PER_CLICK = 10;
 
 /** Out of stock, flagged (removed, cost moved) or under the margin asked for. */
 function needsAttention(f: VariantFacts | null, margin: number | undefined): boolean {
@@ -458,6 +458,11 @@ export async function productsAction(
         if (taken.some((b) => b.svcVid === d.vid))
           return fail({ form: "This catalog variant is a backup already" });
         if (taken.length >= 3) return fail({ form: "At most 3 backup suppliers per variant" });
+        // The catalog's word on it first: the variant must be one of that product's.
+        await refreshFacts(db, client!, [d.pid], { maxAgeMs: 60_000 });
+        const fact = await db.catalogVariant.findUnique({ where: { vid: d.vid } });
+        if (!fact || fact.pid !== d.pid || fact.removed)
+          return fail({ vid: "Not a variant of that catalog product" });
         await db.backupSupplier.create({
           data: {
             shopDomain: shop,
@@ -467,7 +472,6 @@ export async function productsAction(
             svcVid: d.vid,
           },
         });
-        await refreshFacts(db, client!, [d.pid], { maxAgeMs: 60_000 });
         return { ok: true, intent, message: `Backup supplier ${taken.length + 2} added` };
       }
       case "quote-shipping": {

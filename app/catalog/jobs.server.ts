@@ -37,7 +37,7 @@ export async function startCatalogImport(db: PrismaClient, shop: string, pid: st
   const current = await db.catalogImport.findFirst({
     where: { shopDomain: shop, pid, status: { in: ["queued", "running"] } },
   });
-  if (current) return current;
+  if (current) return { ...current, started: false };
   return db.$transaction(async (tx) => {
     const row = await tx.catalogImport.create({ data: { shopDomain: shop, pid } });
     await enqueue(tx, {
@@ -48,7 +48,7 @@ export async function startCatalogImport(db: PrismaClient, shop: string, pid: st
       shopDomain: shop,
       maxAttempts: 5,
     });
-    return row;
+    return { ...row, started: true };
   });
 }
 

@@ -137,8 +137,8 @@ export default function Products() {
                         {`Quote shipping to ${data.mainMarket}`}
                       </Button>
                       <Text as="span" tone="subdued" variant="bodySm">
-                        For the connected variants on this page (up to 20); quotes are kept 6 hours.
-                        Change the market in Settings → Pricing and stock.
+                        For the connected variants on this page (10 a click); quotes are kept 6
+                        hours. Change the market in Settings → Pricing and stock.
                       </Text>
                     </InlineStack>
                   </Form>

@@ -22,6 +22,8 @@ let routes: {
   settingsLoader: Route;
   settingsAction: Route;
   productsAction: Route;
+  catalogLoader: Route;
+  catalogAction: Route;
   dashboard: Route;
 };
 
@@ -49,17 +51,20 @@ beforeAll(async () => {
   process.env.SVC_BASE_URL = sim.url;
   process.env.SHOPIFY_APP_URL = "http://localhost:3000";
   ({ prisma } = await import("../../app/db.server"));
-  const [signin, settings, products, dashboard] = await Promise.all([
+  const [signin, settings, products, dashboard, catalogRoute] = await Promise.all([
     import("../../app/routes/sandbox.signin"),
     import("../../app/routes/app.settings"),
     import("../../app/routes/app.products"),
     import("../../app/routes/app._index"),
+    import("../../app/routes/app.catalog"),
   ]);
   routes = {
     signin: signin.loader as Route,
     settingsLoader: settings.loader as Route,
     settingsAction: settings.action as Route,
     productsAction: products.action as Route,
+    catalogLoader: catalogRoute.loader as Route,
+    catalogAction: catalogRoute.action as Route,
     dashboard: dashboard.loader as Route,
   };
   await prisma.session.create({
@@ -240,5 +245,153 @@ describe("products", () => {
     });
     expect(gone).toMatchObject({ ok: true });
     expect(await prisma.productConnection.count()).toBe(0);
+  });
+
+  it("connects all variants by options, adds a backup only from that product, keeps a price", async () => {
+    const catalog = (await (await fetch(`${sim.url}/__sim/catalog?limit=10`)).json()) as {
+      pid: string;
+      variants: { vid: string; variantKey: string }[];
+    }[];
+    const product = catalog.find((p) => p.variants.length >= 2)!;
+    const other = catalog.find((p) => p.pid !== product.pid)!;
+    const [a, b] = product.variants;
+    const pairs = `9101\t${a!.vid}\tSKU-A\n9102\t${b!.vid}\tSKU-B`;
+    const bad = await post(routes.productsAction, "/app/products", {
+      intent: "connect-all",
+      productId: "7101",
+      pid: product.pid,
+      pairs: "abc\tx",
+    });
+    expect(bad).toMatchObject({ ok: false, errors: { pairs: "A pairing is not valid" } });
+    expect(await prisma.productConnection.count()).toBe(0);
+    const ok = await post(routes.productsAction, "/app/products", {
+      intent: "connect-all",
+      productId: "7101",
+      pid: product.pid,
+      pairs,
+    });
+    expect(ok).toMatchObject({ ok: true, message: "2 variants connected" });
+    expect(
+      (await prisma.productConnection.findMany({ orderBy: { shopifyVariantId: "asc" } })).map(
+        (r) => [r.shopifyVariantId, r.svcVid],
+      ),
+    ).toEqual([
+      ["9101", a!.vid],
+      ["9102", b!.vid],
+    ]);
+
+    // A backup must be a variant of the product named, not the first supplier, at most 3.
+    const wrong = await post(routes.productsAction, "/app/products", {
+      intent: "add-backup",
+      variantId: "9101",
+      pid: product.pid,
+      vid: other.variants[0]!.vid,
+    });
+    expect(wrong).toMatchObject({
+      ok: false,
+      errors: { vid: "Not a variant of that catalog product" },
+    });
+    const same = await post(routes.productsAction, "/app/products", {
+      intent: "add-backup",
+      variantId: "9101",
+      pid: product.pid,
+      vid: a!.vid,
+    });
+    expect(same).toMatchObject({ ok: false });
+    expect(await prisma.backupSupplier.count()).toBe(0);
+    const added = await post(routes.productsAction, "/app/products", {
+      intent: "add-backup",
+      variantId: "9101",
+      pid: other.pid,
+      vid: other.variants[0]!.vid,
+    });
+    expect(added).toMatchObject({ ok: true, message: "Backup supplier 2 added" });
+    const twice = await post(routes.productsAction, "/app/products", {
+      intent: "add-backup",
+      variantId: "9101",
+      pid: other.pid,
+      vid: other.variants[0]!.vid,
+    });
+    expect(twice).toMatchObject({
+      ok: false,
+      errors: { form: "This catalog variant is a backup already" },
+    });
+    expect(await prisma.backupSupplier.count()).toBe(1);
+
+    // Keep price: only for a flagged cost change; the catalog's cost becomes the base.
+    const notFlagged = await post(routes.productsAction, "/app/products", {
+      intent: "keep-price",
+      variantId: "9102",
+    });
+    expect(notFlagged).toMatchObject({ ok: false });
+    await prisma.productConnection.update({
+      where: { shopDomain_shopifyVariantId: { shopDomain: SHOP, shopifyVariantId: "9102" } },
+      data: { flag: "cost_change", pricedFromUsd: "1.00" },
+    });
+    await prisma.catalogVariant.upsert({
+      where: { vid: b!.vid },
+      create: { vid: b!.vid, pid: product.pid, productName: "P", costUsd: "3.25" },
+      update: { costUsd: "3.25" },
+    });
+    const kept = await post(routes.productsAction, "/app/products", {
+      intent: "keep-price",
+      variantId: "9102",
+    });
+    expect(kept).toMatchObject({ ok: true });
+    const row = await prisma.productConnection.findFirstOrThrow({
+      where: { shopifyVariantId: "9102" },
+    });
+    expect(row.flag).toBeNull();
+    expect(row.pricedFromUsd?.toString()).toBe("3.25");
+
+    // Shipping quotes: nothing to quote is said plainly; a quote is stored for the page.
+    const none = await post(routes.productsAction, "/app/products", {
+      intent: "quote-shipping",
+      vids: "",
+    });
+    expect(none).toMatchObject({
+      ok: false,
+      errors: { form: "No connected variant on this page" },
+    });
+    const quoted = await post(routes.productsAction, "/app/products", {
+      intent: "quote-shipping",
+      vids: `${a!.vid},${b!.vid},${a!.vid}`,
+    });
+    expect(quoted).toMatchObject({ ok: true, message: "Shipping quoted for 2 catalog variants" });
+    expect(await prisma.freightQuote.count()).toBe(2);
+  });
+});
+
+describe("catalog", () => {
+  it("lists the catalog by category with paging, and starts one import per product", async () => {
+    const page = JSON.parse((await call(routes.catalogLoader, "/app/catalog?page=2")).text) as {
+      categories: { value: string }[];
+      results: { pid: string; priceUsd: string; supplier: string }[];
+      totalPages: number;
+      query: { page: number };
+    };
+    expect(page.query.page).toBe(2);
+    expect(page.categories.length).toBeGreaterThan(10);
+    expect(page.results).toHaveLength(20);
+    expect(page.totalPages).toBeGreaterThan(2);
+    expect(page.results[0]!.priceUsd).toMatch(/^\d+(\.\d+)?$/);
+    const cat = page.categories[0]!.value;
+    const inCat = JSON.parse(
+      (await call(routes.catalogLoader, `/app/catalog?cat=${encodeURIComponent(cat)}`)).text,
+    ) as { results: unknown[]; total: number };
+    expect(inCat.total).toBeLessThan(page.totalPages * 20);
+
+    const bad = await post(routes.catalogAction, "/app/catalog", { intent: "import", pid: "" });
+    expect(bad).toMatchObject({ ok: false, errors: { pid: "Choose a catalog product" } });
+    const unknown = await post(routes.catalogAction, "/app/catalog", { intent: "nope" });
+    expect(unknown).toMatchObject({ ok: false, errors: { form: "Unknown action" } });
+    expect(await prisma.catalogImport.count()).toBe(0);
+    const pid = page.results[0]!.pid;
+    const ok = await post(routes.catalogAction, "/app/catalog", { intent: "import", pid });
+    const again = await post(routes.catalogAction, "/app/catalog", { intent: "import", pid });
+    expect(ok).toMatchObject({ ok: true, message: /^Import started/ });
+    expect(again).toMatchObject({ ok: true, message: "This product is being imported already" });
+    expect(await prisma.catalogImport.count({ where: { pid } })).toBe(1);
+    expect(await prisma.job.count({ where: { kind: "catalog.import" } })).toBe(1);
   });
 });
