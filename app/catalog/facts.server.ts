@@ -112,6 +112,32 @@ export async function storeDetail(db: Db, detail: ProductDetail, now: Date): Pro
   return listed.length;
 }
 
+/**
+ * A product the service reports removed: every variant of it the app knows (read before, or
+ * only connected by a shop, as first supplier or backup) is marked removed.
+ */
+async function markProductRemoved(db: PrismaClient, pid: string, at: Date) {
+  const [conns, backups] = await Promise.all([
+    db.productConnection.findMany({
+      where: { svcProductId: pid },
+      select: { svcVid: true },
+      distinct: ["svcVid"],
+    }),
+    db.backupSupplier.findMany({
+      where: { svcProductId: pid },
+      select: { svcVid: true },
+      distinct: ["svcVid"],
+    }),
+  ]);
+  const vids = [...new Set([...conns, ...backups].map((r) => r.svcVid))];
+  if (vids.length)
+    await db.catalogVariant.createMany({
+      data: vids.map((vid) => ({ vid, pid, productName: "", removed: true, checkedAt: at })),
+      skipDuplicates: true,
+    });
+  await db.catalogVariant.updateMany({ where: { pid }, data: { removed: true, checkedAt: at } });
+}
+
 /** Catalog reads in flight at once per refresh. */
 export const READS_IN_FLIGHT = 4;
 
@@ -178,10 +204,7 @@ export async function refreshFacts(
         out.products++;
       } catch (error) {
         if (!(error instanceof SvcProductRemovedError)) throw error;
-        await db.catalogVariant.updateMany({
-          where: { pid },
-          data: { removed: true, checkedAt: new Date(now()) },
-        });
+        await markProductRemoved(db, pid, new Date(now()));
         out.removedProducts++;
       }
     }

@@ -237,6 +237,19 @@ describe("stock and price sync", () => {
   });
 });
 
+describe("a product removed by the supplier", () => {
+  it("flags every connected variant of it (the service answers 1602002 for the product)", async () => {
+    const p = await h.connectedProduct("Soon gone");
+    const row = await connection(p.variants[0]!.legacyId);
+    const pid = h.svc.state.catalog.variantByVid.get(row.svcVid)!.pid;
+    await prisma.productConnection.update({ where: { id: row.id }, data: { svcProductId: pid } });
+    h.svc.removeProduct(pid);
+    await h.settle();
+    expect(await connection(p.variants[0]!.legacyId)).toMatchObject({ flag: "removed" });
+    expect(await prisma.catalogVariant.count({ where: { pid, removed: false } })).toBe(0);
+  });
+});
+
 describe("a second supplier", () => {
   it("takes the line when the first is out of stock, and the timeline says so", async () => {
     const first = jacket.variants[8]!;
