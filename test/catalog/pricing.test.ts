@@ -8,7 +8,9 @@ import { catalogIdsFromParams, stockIn, stockCountries } from "../../app/catalog
 import { importHandle, optionsOf } from "../../app/catalog/import.server";
 import { optionKey, pairByOptions } from "../../app/catalog/option-key";
 import {
+  centsOf,
   costMoved,
+  formatCents,
   fromUsd,
   marginPct,
   priceFor,
@@ -70,9 +72,28 @@ describe("the pricing rule", () => {
     expect(priceFor("10.00", rule({ compareAtPct: "0" })).compareAtPrice).toBeNull();
   });
 
-  it("refuses what is not a decimal instead of pricing it", () => {
+  it("refuses what is not a decimal instead of pricing it; spaces around are fine", () => {
     expect(() => priceFor("abc", rule())).toThrow(/Not a decimal/);
-    expect(() => fromUsd("1", "0")).toThrow(/zero/);
+    expect(() => priceFor("x10.00", rule())).toThrow(/Not a decimal/);
+    expect(() => priceFor("10.00x", rule())).toThrow(/Not a decimal/);
+    expect(() => fromUsd("1", "0")).toThrow("A rate of zero");
+    expect(priceFor(" 10.00 ", rule()).price).toBe("25.99");
+  });
+
+  it("cents: half up beyond two decimals, padded below a unit", () => {
+    expect(centsOf("1.005")).toBe(101n);
+    expect(centsOf("1.0049")).toBe(100n);
+    expect(centsOf("2.5")).toBe(250n);
+    expect(centsOf("3")).toBe(300n);
+    expect(formatCents(5n)).toBe("0.05");
+    expect(formatCents(123456n)).toBe("1234.56");
+  });
+
+  it("the compare-at price rounds half up to the cent", () => {
+    // 9.99 × 1.05 = 10.4895 → 10.49
+    expect(
+      priceFor("9.99", rule({ priceValue: "1", priceRounding: "none", compareAtPct: "5" })),
+    ).toEqual({ price: "9.99", compareAtPrice: "10.49" });
   });
 });
 
@@ -81,6 +102,7 @@ describe("the cost threshold and the margin", () => {
     expect(costMoved("10.00", "10.50", "5")).toBe(true);
     expect(costMoved("10.00", "10.49", "5")).toBe(false);
     expect(costMoved("10.00", "9.50", "5")).toBe(true);
+    expect(costMoved("10.00", "9.60", "5")).toBe(false);
     expect(costMoved("10.00", "10.00", "0")).toBe(false);
     expect(costMoved("0", "1", "5")).toBe(true);
     expect(costMoved("10.00", "10.75", "7.5")).toBe(true);
@@ -91,6 +113,7 @@ describe("the cost threshold and the margin", () => {
     expect(marginPct("25.00", 1000n)).toBe("60.0");
     expect(marginPct("10.00", 1234n)).toBe("-23.4");
     expect(marginPct("3.00", 100n)).toBe("66.6");
+    expect(marginPct("10.00", 1000n)).toBe("0.0");
     expect(marginPct(null, 100n)).toBeNull();
     expect(marginPct("0", 100n)).toBeNull();
   });

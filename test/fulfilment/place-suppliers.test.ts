@@ -184,4 +184,47 @@ describe("an order line with a backup supplier", () => {
     expect(told[0]!.message).toMatch(/^"Two suppliers" goes to supplier 2 \(catalog variant /);
     expect(row.lines.find((l) => l.svcVid === backup.vid)).toBeDefined();
   });
+
+  it("exactly enough stock keeps the first; two lines with their own backups each go their own way", async () => {
+    await prisma.$executeRaw`UPDATE "Shop" SET "settings" = jsonb_set("settings", '{stockCountries}', '"CN,US"')
+      WHERE "domain" = ${h.shopDomain}`;
+    const picked = [...h.svc.state.catalog.variantByVid.values()]
+      .filter((v) => !v.removed && !h.svc.state.catalog.byPid.get(v.pid)!.removed)
+      .slice(220, 224)
+      .map((v) => ({ vid: v.vid, pid: v.pid }));
+    const [f1, b1, f2, b2] = picked as [
+      (typeof picked)[0],
+      (typeof picked)[0],
+      (typeof picked)[0],
+      (typeof picked)[0],
+    ];
+    const one = await withBackup(f1, b1);
+    const two = await withBackup(f2, b2);
+    await facts(f1.vid, f1.pid, { CN: 1, US: 1 }); // exactly the 2 needed
+    await facts(b1.vid, b1.pid, { CN: 50 });
+    await facts(f2.vid, f2.pid, { CN: 0, US: 1 }); // short
+    await facts(b2.vid, b2.pid, { US: 50 });
+    const creates = () => h.svc.calls({ op: "connectionCreate", accountId: h.simAccountId }).length;
+    const before = creates();
+    const placed = await h.order([
+      { product: one.p, quantity: 2 },
+      { product: two.p, quantity: 2 },
+    ]);
+    await h.settle();
+    const row = await h.row(placed.legacyId);
+    const vidOf = (variant: string) =>
+      row.lines.find((l) => l.shopifyVariantId === variant)!.svcVid;
+    expect(vidOf(one.variant)).toBe(f1.vid);
+    expect(vidOf(two.variant)).toBe(b2.vid);
+    expect(row.timeline.map((t) => t.message).join("\n")).toContain(
+      `the first supplier (${f2.vid}) is 1 in stock in CN, US, 2 needed`,
+    );
+    // One connection moved (the second line's), none for the line that stayed.
+    expect(creates() - before).toBe(1);
+    // The next order for the same routes moves nothing.
+    const again = await h.order([{ product: two.p, quantity: 2 }]);
+    await h.settle();
+    expect((await h.row(again.legacyId)).lines[0]!.svcVid).toBe(b2.vid);
+    expect(creates() - before).toBe(1);
+  });
 });
