@@ -279,7 +279,8 @@ export const handlers: Record<string, JobHandler> = {
 
   /**
    * Keeps the tables small: finished jobs go after 7 days, webhook events after 30, what the
-   * notification emails told (and the digests that told it) after 90.
+   * notification emails told (and the digests that told it) and the catalog sync's changes
+   * after 90.
    */
   "jobs.prune": async (ctx) => {
     const week = new Date(Date.now() - 7 * 86400_000);
@@ -299,6 +300,7 @@ export const handlers: Record<string, JobHandler> = {
           where: { createdAt: { lt: quarter }, digestId: { not: null } },
         })
       ).count,
+      syncChanges: (await tx.syncChange.deleteMany({ where: { at: { lt: quarter } } })).count,
       digests: (
         await tx.noticeDigest.deleteMany({
           where: {

@@ -86,6 +86,13 @@ describe("jobs.prune", () => {
     await digest("d-unsent", 91, false, 2);
     await digest("d-recent", 89, true, 1);
 
+    const change = (days: number) =>
+      prisma.syncChange.create({
+        data: { shopDomain: SHOP, shopifyVariantId: "1", kind: "stock", at: ago(days) },
+      });
+    await change(91);
+    const keptChange = await change(89);
+
     const { id } = await enqueue(prisma, { kind: "jobs.prune", payload: {} });
     const worker = new Worker({
       prisma,
@@ -94,7 +101,8 @@ describe("jobs.prune", () => {
     });
     expect(await worker.drain()).toBe(1);
     const pruned = await prisma.job.findUniqueOrThrow({ where: { id } });
-    expect(pruned.result).toEqual({ jobs: 2, events: 1, notices: 1, digests: 2 });
+    expect(pruned.result).toEqual({ jobs: 2, events: 1, notices: 1, syncChanges: 1, digests: 2 });
+    expect((await prisma.syncChange.findMany()).map((c) => c.id)).toEqual([keptChange.id]);
 
     const jobs = (await prisma.job.findMany({ where: { kind: "test.kind" } })).map((j) => j.id);
     expect(jobs.sort()).toEqual([recentDone, oldDead, running].sort());
