@@ -8,7 +8,7 @@ import { z } from "zod";
 import { startCatalogImport } from "../catalog/jobs.server";
 import type { CategoryTree, SvcClient } from "../svc/index.server";
 import { accountOf, clientForShop, describeSvcError } from "./account.server";
-import { type FieldErrors, parseForm } from "./forms.server";
+import { type FieldErrors, type IntentResult, parseForm } from "./forms.server";
 
 export const CATALOG_PAGE_SIZE = 20;
 
@@ -140,9 +140,7 @@ const importForm = z.object({
   pid: z.string().trim().min(1, "Choose a catalog product").max(100, "Not a catalog product"),
 });
 
-export type CatalogActionResult =
-  | { ok: true; intent: string; message: string }
-  | { ok: false; intent: string; errors: FieldErrors };
+export type CatalogActionResult = IntentResult;
 
 export async function catalogAction(
   db: PrismaClient,

@@ -3,6 +3,11 @@ import type { z } from "zod";
 
 export type FieldErrors = Record<string, string>;
 
+/** What a page's action answers: a message for a toast, or errors by field ("form" for all). */
+export type IntentResult =
+  | { ok: true; intent: string; message: string }
+  | { ok: false; intent: string; errors: FieldErrors };
+
 export type FormResult<T> = { ok: true; data: T } | { ok: false; errors: FieldErrors };
 
 export function formObject(form: FormData): Record<string, string> {

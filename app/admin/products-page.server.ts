@@ -20,7 +20,7 @@ import { fromUsd, marginPct } from "../catalog/pricing";
 import { getSettings, type ShopSettings } from "../settings.server";
 import { QUOTE_TTL_MS, quoteFor, quoteKey } from "../shipping/quote.server";
 import { svcClientForAccount, type FreightOption } from "../svc/index.server";
-import { type FieldErrors, parseForm } from "./forms.server";
+import { type FieldErrors, type IntentResult, parseForm } from "./forms.server";
 
 const pageQuery = z.object({
   after: z.string().max(500).optional().catch(undefined),
@@ -382,9 +382,7 @@ const backupForm = z.object({
   vid: z.string().trim().min(1, "Choose a catalog variant").max(50, "Not a catalog variant"),
 });
 
-export type ProductsActionResult =
-  | { ok: true; intent: string; message: string }
-  | { ok: false; intent: string; errors: FieldErrors };
+export type ProductsActionResult = IntentResult;
 
 export async function productsAction(
   db: PrismaClient,
