@@ -6,7 +6,14 @@
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { startCatalogImport } from "../catalog/jobs.server";
-import type { CategoryTree, SvcClient } from "../svc/index.server";
+import {
+  type CategoryTree,
+  SvcBusyError,
+  type SvcClient,
+  SvcNetworkError,
+  SvcRateLimitError,
+  SvcServerError,
+} from "../svc/index.server";
 import { accountOf, clientForShop, describeSvcError } from "./account.server";
 import { type FieldErrors, type IntentResult, parseForm } from "./forms.server";
 
@@ -27,6 +34,18 @@ const pageQuery = z.object({
 /** The category tree changes rarely: kept a while per account in this process. */
 const categoryCache = new Map<string, { at: number; tree: CategoryTree }>();
 const CATEGORY_TTL_MS = 3600_000;
+
+/** Why the catalog cannot be shown, in the merchant's words. */
+export function browseErrorText(error: unknown): string {
+  if (
+    error instanceof SvcServerError ||
+    error instanceof SvcNetworkError ||
+    error instanceof SvcRateLimitError ||
+    error instanceof SvcBusyError
+  )
+    return "The supplier's catalog is not answering right now. Try again in a moment.";
+  return describeSvcError(error);
+}
 
 /** The catalog's third-level categories as select options ("Home › Kitchen › Mugs"). */
 export async function categoryOptions(
@@ -126,7 +145,7 @@ export async function catalogPageData(db: PrismaClient, shop: string, search: UR
     base.total = res.total ?? base.results.length;
     base.totalPages = res.totalPages ?? Math.ceil(base.total / CATALOG_PAGE_SIZE);
   } catch (error) {
-    base.error = describeSvcError(error);
+    base.error = browseErrorText(error);
   }
   return base;
 }

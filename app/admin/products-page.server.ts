@@ -8,7 +8,7 @@ import { SvcError } from "../svc/index.server";
 import { accountOf, clientForShop, describeSvcError } from "./account.server";
 import { connectOne, connectVariants, disconnectVariant, numericId } from "./connections.server";
 import { startShopSync } from "../catalog/jobs.server";
-import { categoryOptions } from "./catalog-page.server";
+import { browseErrorText, categoryOptions } from "./catalog-page.server";
 import {
   refreshFacts,
   stockCountries,
@@ -341,7 +341,7 @@ async function pickerData(db: PrismaClient, shop: string, q: z.output<typeof pag
         }));
     }
   } catch (error) {
-    out.error = describeSvcError(error);
+    out.error = browseErrorText(error);
   }
   return out;
 }
