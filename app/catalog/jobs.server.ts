@@ -31,11 +31,19 @@ const FULL_SYNC_EVERY_MS = 6 * 3600_000;
 /** Facts read this recently (by another shop of the account, say) are not read again. */
 const FACTS_FRESH_MS = 10 * 60_000;
 const PID_PAGE = 500;
+/** An import row not moved for this long is taken for dead (a retry updates it sooner). */
+const STALE_IMPORT_MS = 30 * 60_000;
 
 /** Starts an import of a catalog product unless the same one is waiting or running. */
 export async function startCatalogImport(db: PrismaClient, shop: string, pid: string) {
+  // One at a time per product; a row untouched for half an hour (its job died) does not block.
   const current = await db.catalogImport.findFirst({
-    where: { shopDomain: shop, pid, status: { in: ["queued", "running"] } },
+    where: {
+      shopDomain: shop,
+      pid,
+      status: { in: ["queued", "running"] },
+      updatedAt: { gt: new Date(Date.now() - STALE_IMPORT_MS) },
+    },
   });
   if (current) return { ...current, started: false };
   return db.$transaction(async (tx) => {

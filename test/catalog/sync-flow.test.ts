@@ -64,8 +64,24 @@ afterAll(async () => h?.close());
 describe("importing a catalog product", () => {
   it("puts 40 variants with 3 options into the shop, priced and stocked, connected at once", async () => {
     const row = await startCatalogImport(prisma, h.shopDomain, jacket.pid);
-    // A second click while it waits starts nothing new.
+    // A second click while it waits starts nothing new…
     expect((await startCatalogImport(prisma, h.shopDomain, jacket.pid)).id).toBe(row.id);
+    // …unless the waiting one has not moved for half an hour (its job died): then a new one.
+    const stale = await prisma.catalogImport.create({
+      data: {
+        shopDomain: h.shopDomain,
+        pid: "stale-pid",
+        status: "running",
+        updatedAt: new Date(Date.now() - 31 * 60_000),
+      },
+    });
+    const fresh = await startCatalogImport(prisma, h.shopDomain, "stale-pid");
+    expect(fresh.id).not.toBe(stale.id);
+    expect(fresh.started).toBe(true);
+    await prisma.catalogImport.deleteMany({ where: { pid: "stale-pid" } });
+    await prisma.job.deleteMany({
+      where: { kind: CATALOG_JOB.import, payload: { equals: { importId: fresh.id } } },
+    });
     await h.settle();
     const done = await prisma.catalogImport.findUniqueOrThrow({ where: { id: row.id } });
     expect(done).toMatchObject({
