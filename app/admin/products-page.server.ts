@@ -72,7 +72,9 @@ export async function productsPageData(
     where: { shopDomain: shop, shopifyVariantId: { in: variantIds } },
   });
   const byVariant = new Map(rows.map((r) => [r.shopifyVariantId, r]));
-  const facts = await factsFor(db, shop, rows, gateway);
+  // Read once for the page: the settings and the account (the facts need both).
+  const [settings, account] = await Promise.all([getSettings(db, shop), accountOf(db, shop)]);
+  const facts = await factsFor(db, shop, rows, gateway, settings, account?.id ?? null);
   const show = q.show ?? "all";
   const products = page.items
     .map((p) => ({
@@ -110,15 +112,14 @@ export async function productsPageData(
     orderBy: { id: "desc" },
     take: 8,
   });
-  const [connectedTotal, bulk, account] = await Promise.all([
+  const [connectedTotal, bulk] = await Promise.all([
     db.productConnection.count({ where: { shopDomain: shop } }),
     bulkConnectStatus(db, shop),
-    accountOf(db, shop),
   ]);
   const pageVids = [...new Set(rows.map((r) => r.svcVid))];
   return {
     query: q,
-    mainMarket: (await getSettings(db, shop)).mainMarket,
+    mainMarket: settings.mainMarket,
     pageVids,
     changes: changes.map((c) => ({
       id: String(c.id),
@@ -134,7 +135,7 @@ export async function productsPageData(
     connectedTotal,
     bulk,
     connected: Boolean(account),
-    picker: q.pick ? await pickerData(db, shop, q) : null,
+    picker: q.pick ? await pickerData(db, shop, q, settings, account?.id ?? null) : null,
   };
 }
 
@@ -199,25 +200,25 @@ async function factsFor(
     flag: string | null;
   }[],
   gateway: ShopGateway,
+  settings: ShopSettings,
+  accountId: string | null,
 ): Promise<Map<string, VariantFacts>> {
   const out = new Map<string, VariantFacts>();
   if (rows.length === 0) return out;
-  const [cats, backups, settings] = await Promise.all([
+  const [cats, backups] = await Promise.all([
     db.catalogVariant.findMany({ where: { vid: { in: rows.map((r) => r.svcVid) } } }),
     db.backupSupplier.groupBy({
       by: ["shopifyVariantId"],
       where: { shopDomain: shop, shopifyVariantId: { in: rows.map((r) => r.shopifyVariantId) } },
       _count: { _all: true },
     }),
-    getSettings(db, shop),
   ]);
   const byVid = new Map(cats.map((c) => [c.vid, c]));
   const countries = stockCountries(settings);
   // Shipping to the main market: stored quotes only (the page never waits on the service).
-  const account = await accountOf(db, shop);
   const keyOf = (vid: string) =>
-    account ? quoteKey(account.id, shippingInput(settings, vid)) : "";
-  const quotes = account
+    accountId ? quoteKey(accountId, shippingInput(settings, vid)) : "";
+  const quotes = accountId
     ? new Map(
         (
           await db.freightQuote.findMany({
@@ -272,7 +273,13 @@ async function factsFor(
  * its variants with cost and stock, paired with the shop product's variants by option values so
  * that all of them can be connected at once.
  */
-async function pickerData(db: PrismaClient, shop: string, q: z.output<typeof pageQuery>) {
+async function pickerData(
+  db: PrismaClient,
+  shop: string,
+  q: z.output<typeof pageQuery>,
+  settings: ShopSettings,
+  accountId: string | null,
+) {
   const client = await clientForShop(db, shop);
   const out = {
     variantId: q.pick!,
@@ -302,14 +309,12 @@ async function pickerData(db: PrismaClient, shop: string, q: z.output<typeof pag
     }[],
     error: null as string | null,
   };
-  const account = await accountOf(db, shop);
-  if (!client || !account) return { ...out, error: "Connect a service account first" };
+  if (!client || !accountId) return { ...out, error: "Connect a service account first" };
   try {
-    out.categories = await categoryOptions(account.id, client);
+    out.categories = await categoryOptions(accountId, client);
     if (q.pid) {
       const detail = await client.catalog.product({ pid: q.pid });
       await storeDetail(db, detail, new Date());
-      const settings = await getSettings(db, shop);
       const countries = stockCountries(settings);
       out.variants = (detail.variants ?? []).map((v) => ({
         vid: v.vid ?? "",

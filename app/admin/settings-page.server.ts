@@ -185,6 +185,22 @@ function fail(intent: string, errors: FieldErrors): SettingsActionResult {
   return { ok: false, intent, errors };
 }
 
+/** A form of settings fields only: validated, stored, and said in `message`. */
+async function saveFields(
+  db: PrismaClient,
+  shop: string,
+  intent: string,
+  schema: z.ZodType<Partial<ShopSettings>>,
+  form: FormData,
+  message: (saved: ShopSettings) => string,
+): Promise<SettingsActionResult> {
+  const parsed = parseForm(schema, form);
+  if (!parsed.ok) return fail(intent, parsed.errors);
+  const r = await updateSettings(db, shop, parsed.data);
+  if (!r.ok) return fail(intent, r.errors);
+  return { ok: true, intent, message: message(r.settings) };
+}
+
 export async function settingsAction(
   db: PrismaClient,
   shop: string,
@@ -215,17 +231,10 @@ export async function settingsAction(
       case "register-webhooks":
         await registerWebhooks(db, shop);
         return { ok: true, intent, message: "Webhooks registered" };
-      case "set-sandbox": {
-        const parsed = parseForm(sandboxForm, form);
-        if (!parsed.ok) return fail(intent, parsed.errors);
-        const r = await updateSettings(db, shop, parsed.data);
-        if (!r.ok) return fail(intent, r.errors);
-        return {
-          ok: true,
-          intent,
-          message: r.settings.sandbox ? "Sandbox orders: on" : "Sandbox orders: off",
-        };
-      }
+      case "set-sandbox":
+        return saveFields(db, shop, intent, sandboxForm, form, (s) =>
+          s.sandbox ? "Sandbox orders: on" : "Sandbox orders: off",
+        );
       case "save-settings": {
         const parsed = parseForm(settingsForm, form);
         if (!parsed.ok) return fail(intent, parsed.errors);
@@ -263,24 +272,17 @@ export async function settingsAction(
           await recheckHeld(db, shop, ["no_fx_rate"], `fx:${Date.now()}`),
         );
       }
-      case "save-notifications": {
-        const parsed = parseForm(notifyForm, form);
-        if (!parsed.ok) return fail(intent, parsed.errors);
-        const r = await updateSettings(db, shop, parsed.data);
-        if (!r.ok) return fail(intent, r.errors);
-        return { ok: true, intent, message: "Notification settings saved" };
-      }
-      case "save-pricing": {
-        const parsed = parseForm(pricingForm, form);
-        if (!parsed.ok) return fail(intent, parsed.errors);
-        const r = await updateSettings(db, shop, parsed.data);
-        if (!r.ok) return fail(intent, r.errors);
-        return {
-          ok: true,
+      case "save-notifications":
+        return saveFields(db, shop, intent, notifyForm, form, () => "Notification settings saved");
+      case "save-pricing":
+        return saveFields(
+          db,
+          shop,
           intent,
-          message: "Pricing saved: it applies to imports, and to re-pricing when a cost moves",
-        };
-      }
+          pricingForm,
+          form,
+          () => "Pricing saved: it applies to imports, and to re-pricing when a cost moves",
+        );
       case "test-email": {
         const r = await sendTestEmail(db, shop);
         if (typeof r === "string") return fail(intent, { form: r });

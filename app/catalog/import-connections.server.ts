@@ -11,7 +11,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { recheckHeld } from "../fulfilment/recheck.server";
-import { enqueue } from "../jobs/queue.server";
+import { enqueue, startForShop } from "../jobs/queue.server";
 import type { JobHandler, RecurringJob } from "../jobs/worker.server";
 import { type SvcClient, svcClientForAccount } from "../svc/index.server";
 
@@ -110,23 +110,12 @@ export async function importConnections(
 
 /** Starts an import for the shop unless one is waiting or running; returns the job's id. */
 export async function startImport(db: PrismaClient, shop: string, accountId: string) {
-  const current = await db.job.findFirst({
-    where: {
-      kind: IMPORT_CONNECTIONS_JOB.account,
-      shopDomain: shop,
-      state: { in: ["available", "running"] },
-    },
-    select: { id: true },
-  });
-  if (current) return current.id;
-  const { id } = await enqueue(db, {
+  return startForShop(db, {
     kind: IMPORT_CONNECTIONS_JOB.account,
     payload: { accountId },
     shopDomain: shop,
-    concurrencyKey: `${IMPORT_CONNECTIONS_JOB.account}:${shop}`,
     maxAttempts: 3,
   });
-  return id;
 }
 
 export function importConnectionsHandlers(): Record<string, JobHandler> {

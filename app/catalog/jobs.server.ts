@@ -9,14 +9,14 @@
  *   then the whole shop in step. A lost event is caught here.
  */
 import type { PrismaClient } from "@prisma/client";
-import { z } from "zod";
 import type { FulfilmentDeps } from "../fulfilment/deps.server";
-import { enqueue } from "../jobs/queue.server";
+import { enqueue, startForShop } from "../jobs/queue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
 import { PermanentJobError } from "../jobs/worker.server";
-import { jobKindFor } from "../webhooks/intake.server";
+import { jobKindFor, loadEvent } from "../webhooks/intake.server";
 import { SvcNotFoundError, SvcParamError } from "../svc/index.server";
 import { ShopUserError } from "../shop/index.server";
+import { accountOf } from "../admin/account.server";
 import { catalogIdsFromParams, refreshFacts } from "./facts.server";
 import { ImportRefusedError, importProduct } from "./import.server";
 import { syncShop } from "./sync.server";
@@ -60,10 +60,6 @@ export async function startCatalogImport(db: PrismaClient, shop: string, pid: st
   });
 }
 
-async function accountFor(db: PrismaClient, shop: string) {
-  return db.svcAccount.findUnique({ where: { shopDomain: shop }, select: { id: true } });
-}
-
 /** Distinct catalog products the shop is connected to (first suppliers and backups), paged. */
 async function* connectedPids(db: PrismaClient, shop: string): AsyncGenerator<string[]> {
   for (let after = ""; ; ) {
@@ -96,17 +92,11 @@ function importErrorText(error: unknown): { text: string; permanent: boolean } {
   };
 }
 
-const eventRef = z.object({ eventId: z.string().regex(/^\d+$/) });
-
 export function catalogHandlers(
   getDeps: (ctx: JobContext) => FulfilmentDeps | Promise<FulfilmentDeps>,
 ): Record<string, JobHandler> {
   const catalogEvent: JobHandler = async (ctx) => {
-    const ref = eventRef.safeParse(ctx.payload);
-    if (!ref.success) throw new PermanentJobError("Job payload has no eventId");
-    const event = await ctx.prisma.webhookEvent.findUnique({
-      where: { id: BigInt(ref.data.eventId) },
-    });
+    const event = await loadEvent(ctx);
     if (!event?.shopDomain) return { skipped: "event gone" };
     const params = (event.payload as { params?: unknown } | null)?.params;
     const { pids, vids } = catalogIdsFromParams(params);
@@ -145,27 +135,44 @@ export function catalogHandlers(
       ),
     ];
     if (mine.length === 0) return { skipped: "no connected product named", pids: all.length };
-    const account = await accountFor(ctx.prisma, shop);
+    // Read again unless another shop of the account did since this event arrived.
+    return refreshThenSync(ctx, shop, [mine], { freshSince: event.receivedAt }, mine);
+  };
+
+  /**
+   * Reads the catalog products again (batch by batch) unless fresh, then brings the shop's
+   * variants of `pids` (all when null) in step.
+   */
+  const refreshThenSync = async (
+    ctx: JobContext,
+    shop: string,
+    batches: Iterable<string[]> | AsyncIterable<string[]>,
+    freshness: { freshSince?: Date; maxAgeMs?: number },
+    pids: string[] | null,
+  ) => {
+    const account = await accountOf(ctx.prisma, shop);
     if (!account) return { skipped: "no service account" };
     const deps = await getDeps(ctx);
     const client = await deps.svcFor(account.id);
-    const facts = await refreshFacts(ctx.prisma, client, mine, {
-      now: () => deps.clock.now(),
-      // Read again unless another shop of the account did since this event arrived.
-      freshSince: event.receivedAt,
-      signal: ctx.signal,
-    });
-    const gateway = await deps.shopFor(shop);
+    const facts = { products: 0, variants: 0, removedProducts: 0, fresh: 0 };
+    for await (const batch of batches) {
+      const r = await refreshFacts(ctx.prisma, client, batch, {
+        ...freshness,
+        now: () => deps.clock.now(),
+        signal: ctx.signal,
+      });
+      for (const k of Object.keys(facts) as (keyof typeof facts)[]) facts[k] += r[k];
+    }
     const result = await syncShop({
       db: ctx.prisma,
       shop,
-      gateway,
-      pids: mine,
+      gateway: await deps.shopFor(shop),
+      pids,
       now: () => deps.clock.now(),
       signal: ctx.signal,
       fxRatesUrl: deps.options?.fxRatesUrl,
     });
-    return { facts: { ...facts }, ...result };
+    return { facts, ...result };
   };
 
   return {
@@ -179,7 +186,7 @@ export function catalogHandlers(
       const row = await ctx.prisma.catalogImport.findUnique({ where: { id: importId } });
       if (!row) return { skipped: "import gone" };
       if (row.status === "done") return { skipped: "already done" };
-      const account = await accountFor(ctx.prisma, row.shopDomain);
+      const account = await accountOf(ctx.prisma, row.shopDomain);
       const fail = async (message: string) => {
         await ctx.prisma.catalogImport.update({
           where: { id: row.id },
@@ -256,52 +263,25 @@ export function catalogHandlers(
     [CATALOG_JOB.syncShop]: async (ctx) => {
       const shop = (ctx.payload as { shop?: unknown } | null)?.shop;
       if (typeof shop !== "string") throw new PermanentJobError("Job payload has no shop");
-      const account = await accountFor(ctx.prisma, shop);
-      if (!account) return { skipped: "no service account" };
-      const deps = await getDeps(ctx);
-      const client = await deps.svcFor(account.id);
-      const facts = { products: 0, variants: 0, removedProducts: 0, fresh: 0 };
-      for await (const pids of connectedPids(ctx.prisma, shop)) {
-        const r = await refreshFacts(ctx.prisma, client, pids, {
-          now: () => deps.clock.now(),
-          maxAgeMs: FACTS_FRESH_MS,
-          signal: ctx.signal,
-        });
-        for (const k of Object.keys(facts) as (keyof typeof facts)[]) facts[k] += r[k];
-      }
-      const result = await syncShop({
-        db: ctx.prisma,
+      return refreshThenSync(
+        ctx,
         shop,
-        gateway: await deps.shopFor(shop),
-        pids: null,
-        now: () => deps.clock.now(),
-        signal: ctx.signal,
-        fxRatesUrl: deps.options?.fxRatesUrl,
-      });
-      return { facts, ...result };
+        connectedPids(ctx.prisma, shop),
+        { maxAgeMs: FACTS_FRESH_MS },
+        null,
+      );
     },
   };
 }
 
 /** Starts a full pass for one shop now (the Products page's button). */
 export async function startShopSync(db: PrismaClient, shop: string) {
-  const current = await db.job.findFirst({
-    where: {
-      kind: CATALOG_JOB.syncShop,
-      shopDomain: shop,
-      state: { in: ["available", "running"] },
-    },
-    select: { id: true },
-  });
-  if (current) return current.id;
-  const { id } = await enqueue(db, {
+  return startForShop(db, {
     kind: CATALOG_JOB.syncShop,
     payload: { shop },
-    concurrencyKey: `${CATALOG_JOB.syncShop}:${shop}`,
     shopDomain: shop,
     maxAttempts: 5,
   });
-  return id;
 }
 
 export const catalogRecurringJobs: RecurringJob[] = [

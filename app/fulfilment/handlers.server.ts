@@ -9,7 +9,7 @@ import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server
 import { PermanentJobError } from "../jobs/worker.server";
 import { noteAddressChange } from "../repair/address-change.server";
 import { payloadId } from "../webhooks/ids.server";
-import { jobKindFor } from "../webhooks/intake.server";
+import { jobKindFor, loadEvent } from "../webhooks/intake.server";
 import { cancelOrder } from "./actions.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { payAccount } from "./pay.server";
@@ -24,15 +24,8 @@ export const SERVICE_DOWN_AFTER_ATTEMPTS = 3;
 
 export type DepsFactory = (ctx: JobContext) => Promise<FulfilmentDeps> | FulfilmentDeps;
 
-const eventRef = z.object({ eventId: z.string().regex(/^\d+$/) });
 const orderRef = z.object({ orderId: z.string().min(1) }).passthrough();
 const accountRef = z.object({ accountId: z.string().min(1) });
-
-async function loadEvent(ctx: JobContext) {
-  const parsed = eventRef.safeParse(ctx.payload);
-  if (!parsed.success) throw new PermanentJobError("Job payload has no eventId");
-  return ctx.prisma.webhookEvent.findUnique({ where: { id: BigInt(parsed.data.eventId) } });
-}
 
 function parse<T>(schema: z.ZodType<T>, ctx: JobContext): T {
   const r = schema.safeParse(ctx.payload);

@@ -7,7 +7,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { autoMatchBySku, type MatchProgress } from "../admin/connections.server";
 import { shopGatewayFor } from "../shop/index.server";
 import { svcClientForAccount } from "../svc/index.server";
-import { enqueue } from "./queue.server";
+import { startForShop } from "./queue.server";
 import { type JobHandler, PermanentJobError } from "./worker.server";
 
 export const BULK_CONNECT_JOB = "products.autoMatch";
@@ -39,18 +39,7 @@ async function writeProgress(db: PrismaClient, id: bigint, p: MatchProgress) {
 
 /** Starts a run unless one is waiting or running for the shop; returns the job's id. */
 export async function startBulkConnect(db: PrismaClient, shop: string): Promise<bigint> {
-  const current = await db.job.findFirst({
-    where: { kind: BULK_CONNECT_JOB, shopDomain: shop, state: { in: ["available", "running"] } },
-    select: { id: true },
-  });
-  if (current) return current.id;
-  const { id } = await enqueue(db, {
-    kind: BULK_CONNECT_JOB,
-    shopDomain: shop,
-    concurrencyKey: `${BULK_CONNECT_JOB}:${shop}`,
-    maxAttempts: 3,
-  });
-  return id;
+  return startForShop(db, { kind: BULK_CONNECT_JOB, shopDomain: shop, maxAttempts: 3 });
 }
 
 export interface BulkConnectStatus {

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { svcAccountHandlers, svcAccountRecurringJobs } from "../svc-account/jobs.server";
 import { releaseAccount } from "../svc-account/webhooks.server";
 import { payloadId } from "../webhooks/ids.server";
-import { jobKindFor } from "../webhooks/intake.server";
+import { jobKindFor, loadEvent } from "../webhooks/intake.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "./bulk-connect.server";
 import { BULK_ORDERS_JOB, bulkOrdersHandler } from "../admin/bulk-orders.server";
 import { productionDeps } from "../fulfilment/deps.server";
@@ -22,17 +22,9 @@ import { DIGEST_MAX_ATTEMPTS } from "../notify/notices.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
 import type { Db } from "./queue.server";
-import type { JobContext, JobHandler, RecurringJob } from "./worker.server";
+import type { JobHandler, RecurringJob } from "./worker.server";
 import { PermanentJobError } from "./worker.server";
 
-const eventRef = z.object({ eventId: z.string().regex(/^\d+$/) });
-
-/** The stored event a webhook job refers to (null once a shop/redact removed it). */
-async function loadEvent(ctx: JobContext) {
-  const parsed = eventRef.safeParse(ctx.payload);
-  if (!parsed.success) throw new PermanentJobError("Job payload has no eventId");
-  return ctx.prisma.webhookEvent.findUnique({ where: { id: BigInt(parsed.data.eventId) } });
-}
 
 /** The order pipeline, with the stored accounts' clients and the shops' offline sessions. */
 const pipeline = fulfilmentHandlers((ctx) => productionDeps(ctx.prisma));

@@ -71,6 +71,27 @@ export async function enqueue(
 }
 
 /**
+ * A shop's one job of a kind, started from a page: the job of that kind waiting or running for
+ * the shop if there is one, else a new one (one at a time per shop: its concurrency key).
+ * Returns the job's id.
+ */
+export async function startForShop(
+  db: Db,
+  opts: Omit<EnqueueOptions, "concurrencyKey" | "shopDomain"> & { shopDomain: string },
+): Promise<bigint> {
+  const current = await db.job.findFirst({
+    where: { kind: opts.kind, shopDomain: opts.shopDomain, state: { in: ["available", "running"] } },
+    select: { id: true },
+  });
+  if (current) return current.id;
+  const { id } = await enqueue(db, {
+    ...opts,
+    concurrencyKey: `${opts.kind}:${opts.shopDomain}`,
+  });
+  return id;
+}
+
+/**
  * Claims up to `limit` jobs that are due for `workerId`, leasing them for `leaseMs`. A job whose
  * lease expired counts as due (its worker died); its new attempt is counted.
  */

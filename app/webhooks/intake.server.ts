@@ -6,7 +6,9 @@
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { prisma } from "../db.server";
+import { z } from "zod";
 import type { Db } from "../jobs/queue.server";
+import { type JobContext, PermanentJobError } from "../jobs/worker.server";
 
 export type EventSource = "shopify" | "svc";
 
@@ -124,4 +126,13 @@ async function insertEventWithJob(db: Db, event: IncomingEvent): Promise<RecordR
     return { duplicate: false, refused: row.known === 0 ? "unknown shop" : "uninstalled shop" };
   }
   return row.eventId !== null ? { duplicate: false, eventId: row.eventId } : { duplicate: true };
+}
+
+const eventRef = z.object({ eventId: z.string().regex(/^\d+$/) });
+
+/** The stored event a webhook job refers to (null once a shop/redact removed it). */
+export async function loadEvent(ctx: JobContext) {
+  const parsed = eventRef.safeParse(ctx.payload);
+  if (!parsed.success) throw new PermanentJobError("Job payload has no eventId");
+  return ctx.prisma.webhookEvent.findUnique({ where: { id: BigInt(parsed.data.eventId) } });
 }
