@@ -3,7 +3,8 @@
  * the browser (a double click lands before React re-renders a disabled button), and the form
  * carries a one-time key so that the server can recognise a repeat that got through anyway.
  */
-import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
+import { Form, useNavigation } from "@remix-run/react";
+import { type FormEvent, type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 
 function newKey(): string {
   const c = globalThis.crypto;
@@ -34,4 +35,16 @@ export function useSubmitOnce(busy: boolean) {
   }, []);
   const renew = useCallback(() => setKey(newKey()), []);
   return { onSubmit, key, renew };
+}
+
+/** A POST form that sends once however often its button is clicked (with its one-time key). */
+export function PostOnce({ children }: { children: ReactNode }) {
+  const navigation = useNavigation();
+  const once = useSubmitOnce(navigation.state === "submitting");
+  return (
+    <Form method="post" onSubmit={once.onSubmit}>
+      <input type="hidden" name="formKey" value={once.key} />
+      {children}
+    </Form>
+  );
 }

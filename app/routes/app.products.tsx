@@ -31,7 +31,7 @@ import { useEffect, useState } from "react";
 import { requireAdmin } from "../admin/context.server";
 import { productsAction, productsPageData } from "../admin/products-page.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
-import { useSubmitOnce } from "../components/SubmitOnce";
+import { PostOnce, useSubmitOnce } from "../components/SubmitOnce";
 import { pairByOptions } from "../catalog/option-key";
 import { prisma } from "../db.server";
 import { shopGatewayForRequest } from "../shop/index.server";
@@ -129,7 +129,7 @@ export default function Products() {
               </Form>
               {data.pageVids.length ? (
                 <Box paddingBlockStart="300">
-                  <Form method="post">
+                  <PostOnce>
                     <input type="hidden" name="intent" value="quote-shipping" />
                     <input type="hidden" name="vids" value={data.pageVids.join(",")} />
                     <InlineStack gap="200" blockAlign="center">
@@ -141,7 +141,7 @@ export default function Products() {
                         hours. Change the market in Settings → Pricing and stock.
                       </Text>
                     </InlineStack>
-                  </Form>
+                  </PostOnce>
                 </Box>
               ) : null}
             </Card>
@@ -289,18 +289,18 @@ function BulkCard({
             </Text>
           </BlockStack>
           <InlineStack gap="200">
-            <Form method="post">
+            <PostOnce>
               <input type="hidden" name="intent" value="import-connections" />
               <Button submit disabled={busy || disabled}>
                 Read the service&apos;s connections
               </Button>
-            </Form>
-            <Form method="post">
+            </PostOnce>
+            <PostOnce>
               <input type="hidden" name="intent" value="auto-match" />
               <Button submit variant="primary" disabled={busy || disabled || Boolean(running)}>
                 Auto-match by SKU
               </Button>
-            </Form>
+            </PostOnce>
           </InlineStack>
         </InlineStack>
         {bulk ? (
@@ -386,7 +386,7 @@ function VariantActions({
   return (
     <InlineStack gap="200" wrap={false}>
       {v.facts?.flag === "cost_change" ? (
-        <Form method="post">
+        <PostOnce>
           <input type="hidden" name="intent" value="keep-price" />
           <input type="hidden" name="variantId" value={v.id} />
           <Button
@@ -397,7 +397,7 @@ function VariantActions({
           >
             Keep price
           </Button>
-        </Form>
+        </PostOnce>
       ) : null}
       <Button
         variant="plain"
@@ -407,13 +407,13 @@ function VariantActions({
       >
         Backup…
       </Button>
-      <Form method="post">
+      <PostOnce>
         <input type="hidden" name="intent" value="disconnect" />
         <input type="hidden" name="variantId" value={v.id} />
         <Button submit variant="plain" tone="critical" disabled={busy}>
           Disconnect
         </Button>
-      </Form>
+      </PostOnce>
     </InlineStack>
   );
 }
@@ -506,12 +506,12 @@ function SyncCard({
               at your location, prices by your pricing rule when the cost moves.
             </Text>
           </BlockStack>
-          <Form method="post">
+          <PostOnce>
             <input type="hidden" name="intent" value="sync-now" />
             <Button submit disabled={busy || disabled}>
               Sync now
             </Button>
-          </Form>
+          </PostOnce>
         </InlineStack>
         {changes.length ? (
           <BlockStack gap="100">
