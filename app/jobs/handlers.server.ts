@@ -25,7 +25,6 @@ import type { Db } from "./queue.server";
 import type { JobHandler, RecurringJob } from "./worker.server";
 import { PermanentJobError } from "./worker.server";
 
-
 /** The order pipeline, with the stored accounts' clients and the shops' offline sessions. */
 const pipeline = fulfilmentHandlers((ctx) => productionDeps(ctx.prisma));
 

@@ -80,7 +80,11 @@ export async function startForShop(
   opts: Omit<EnqueueOptions, "concurrencyKey" | "shopDomain"> & { shopDomain: string },
 ): Promise<bigint> {
   const current = await db.job.findFirst({
-    where: { kind: opts.kind, shopDomain: opts.shopDomain, state: { in: ["available", "running"] } },
+    where: {
+      kind: opts.kind,
+      shopDomain: opts.shopDomain,
+      state: { in: ["available", "running"] },
+    },
     select: { id: true },
   });
   if (current) return current.id;
