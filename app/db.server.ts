@@ -86,11 +86,12 @@ export function embeddedDatabase(): Promise<EmbeddedPostgres> {
  * this module never blocks and a failed start surfaces as a query error, not a crash at import.
  */
 function embeddedAdapter(): AdapterFactory {
-  const inner = (async () => pgAdapterFor((await embeddedDatabase()).url, 1))();
+  let inner: Promise<PrismaPg> | undefined;
   return {
     provider: "postgres",
     adapterName: "@prisma/adapter-pg",
     async connect() {
+      inner ??= embeddedDatabase().then(({ url }) => pgAdapterFor(url, 1));
       return (await inner).connect();
     },
   };

@@ -3,7 +3,11 @@
  * with the throughput and the exactly-once check. Uses a fresh schema on BENCH_DATABASE_URL
  * (default: the local server's `test` database) and drops it afterwards.
  *
- *   npm run bench:jobs -- --jobs 5000 --workers 4 --concurrency 4
+ *   npm run bench:jobs -- --jobs 20000 --workers 4 --concurrency 32 --effect memory
+ *
+ * `--effect` is what a job does (test/jobs/fixtures/worker-child.ts): `memory` nothing but note
+ * its id (the queue's own cost: claim, run, complete), `plain` one INSERT of its own, `commit`
+ * one INSERT in the transaction that completes it. Each job's runs are counted afterwards.
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -14,9 +18,10 @@ import { freshSchema } from "../test/helpers/pg";
 
 const { values } = parseArgs({
   options: {
-    jobs: { type: "string", default: "5000" },
+    jobs: { type: "string", default: "20000" },
     workers: { type: "string", default: "4" },
-    concurrency: { type: "string", default: "4" },
+    concurrency: { type: "string", default: "32" },
+    effect: { type: "string", default: "memory" },
   },
 });
 const server = process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
@@ -29,6 +34,7 @@ try {
     workers: Number(values.workers),
     concurrency: Number(values.concurrency),
     timeoutMs: 600_000,
+    effect: values.effect === "plain" || values.effect === "memory" ? values.effect : "commit",
   });
   console.log(JSON.stringify({ bench: "jobs", database: "postgresql", ...result }));
   if (result.runTwice || result.neverRun || result.completed !== result.jobs) process.exitCode = 1;

@@ -96,50 +96,78 @@ export async function startForShop(
 }
 
 /**
- * Claims up to `limit` jobs that are due for `workerId`, leasing them for `leaseMs`. A job whose
- * lease expired counts as due (its worker died); its new attempt is counted.
+ * Claims up to `limit` jobs that are due for `workerId`, leasing them for `leaseMs`, in one
+ * statement (the batched claim of graphile-worker and Oban: one round trip for a batch, not one
+ * per job). A job whose lease expired counts as due (its worker died); its new attempt is
+ * counted. Of several due jobs sharing a concurrency key, only the earliest is taken, and none
+ * while one of that key runs.
  */
 export async function claim(
   db: PrismaClient,
   workerId: string,
   opts: { limit: number; leaseMs: number; kinds?: string[] },
 ): Promise<JobRow[]> {
-  const claimed: JobRow[] = [];
-  const kinds = opts.kinds ?? null;
-  // One job per statement: a race on a concurrency key then costs one retry, not a batch.
-  for (let i = 0; i < opts.limit; i++) {
-    let rows: JobRow[];
-    try {
-      rows = await db.$queryRaw<JobRow[]>`
-        WITH next AS (
-          SELECT j."id" FROM "Job" j
-          WHERE ((j."state" = 'available' AND j."runAt" <= now())
-              OR (j."state" = 'running' AND j."lockedUntil" < now()
-                  AND j."attempts" < j."maxAttempts"))
-            AND (${kinds}::text[] IS NULL OR j."kind" = ANY(${kinds}::text[]))
-            AND (j."concurrencyKey" IS NULL OR NOT EXISTS (
-                  SELECT 1 FROM "Job" r
-                  WHERE r."concurrencyKey" = j."concurrencyKey" AND r."state" = 'running'
-                    AND r."id" <> j."id"))
-          ORDER BY j."runAt", j."id"
-          LIMIT 1
-          FOR UPDATE SKIP LOCKED
-        )
-        UPDATE "Job" SET "state" = 'running', "lockedBy" = ${workerId},
-               "lockedUntil" = now() + make_interval(secs => ${opts.leaseMs / 1000}),
-               "attempts" = "Job"."attempts" + 1, "updatedAt" = now()
-        FROM next WHERE "Job"."id" = next."id"
-        RETURNING "Job".*`;
-    } catch (error) {
-      // Another worker took a job of the same concurrency key at the same instant.
-      if (isUniqueViolation(error)) continue;
-      throw error;
-    }
-    const job = rows[0];
-    if (!job) break;
-    claimed.push(job);
+  if (opts.limit <= 0) return [];
+  try {
+    return await claimBatch(db, workerId, opts, true);
+  } catch (error) {
+    // Another worker took a job of the same concurrency key at the same instant: the whole
+    // statement is refused, so this round takes only jobs without a key (the rest wait a round).
+    if (!isUniqueViolation(error)) throw error;
+    return claimBatch(db, workerId, opts, false);
   }
-  return claimed;
+}
+
+async function claimBatch(
+  db: PrismaClient,
+  workerId: string,
+  opts: { limit: number; leaseMs: number; kinds?: string[] },
+  keyed: boolean,
+): Promise<JobRow[]> {
+  const kinds = opts.kinds ?? null;
+  // Each branch reads its own index range (available by runAt; running by state); candidates
+  // are locked (SKIP LOCKED: rows another claim holds are passed over), then one per key kept.
+  const rows = await db.$queryRaw<JobRow[]>`
+    WITH available AS (
+      SELECT j."id", j."runAt", j."concurrencyKey" FROM "Job" j
+       WHERE j."state" = 'available' AND j."runAt" <= now()
+         AND (${kinds}::text[] IS NULL OR j."kind" = ANY(${kinds}::text[]))
+         AND (j."concurrencyKey" IS NULL OR (${keyed} AND NOT EXISTS (
+               SELECT 1 FROM "Job" r
+               WHERE r."concurrencyKey" = j."concurrencyKey" AND r."state" = 'running')))
+       ORDER BY j."runAt", j."id"
+       LIMIT ${opts.limit}
+       FOR UPDATE SKIP LOCKED
+    ), lapsed AS (
+      SELECT j."id", j."runAt", j."concurrencyKey" FROM "Job" j
+       WHERE j."state" = 'running' AND j."lockedUntil" < now() AND j."attempts" < j."maxAttempts"
+         AND (${kinds}::text[] IS NULL OR j."kind" = ANY(${kinds}::text[]))
+         AND (j."concurrencyKey" IS NULL OR (${keyed} AND NOT EXISTS (
+               SELECT 1 FROM "Job" r
+               WHERE r."concurrencyKey" = j."concurrencyKey" AND r."state" = 'running'
+                 AND r."id" <> j."id")))
+       ORDER BY j."runAt", j."id"
+       LIMIT ${opts.limit}
+       FOR UPDATE SKIP LOCKED
+    ), due AS (
+      SELECT * FROM available UNION ALL SELECT * FROM lapsed
+    ), picked AS (
+      SELECT "id" FROM (
+        SELECT d."id", d."runAt",
+               row_number() OVER (PARTITION BY COALESCE(d."concurrencyKey", d."id"::text)
+                                  ORDER BY d."runAt", d."id") AS nth
+        FROM due d) ranked
+      WHERE nth = 1
+      ORDER BY "runAt", "id"
+      LIMIT ${opts.limit}
+    )
+    UPDATE "Job" SET "state" = 'running', "lockedBy" = ${workerId},
+           "lockedUntil" = now() + make_interval(secs => ${opts.leaseMs / 1000}),
+           "attempts" = "Job"."attempts" + 1, "updatedAt" = now()
+    FROM picked WHERE "Job"."id" = picked."id"
+    RETURNING "Job".*`;
+  // UPDATE … RETURNING gives no order: the earliest due first, as they were picked.
+  return rows.sort((a, b) => a.runAt.getTime() - b.runAt.getTime() || Number(a.id - b.id));
 }
 
 /** A unique violation's message (23505) names its index: this is the only one a claim can meet. */
@@ -187,6 +215,28 @@ export async function complete(
            "lastError" = NULL
     WHERE "id" = ${job.id} AND "lockedBy" = ${workerId} AND "state" = 'running'`;
   if (n !== 1) throw new LeaseLostError(job.id);
+}
+
+/**
+ * Marks several jobs completed in one statement, each only if this worker still holds it.
+ * Returns the ids it completed; a missing id's lease was lost (another worker runs it).
+ */
+export async function completeMany(
+  db: Db,
+  workerId: string,
+  jobs: { id: bigint; result: Prisma.InputJsonValue | null }[],
+): Promise<Set<bigint>> {
+  if (jobs.length === 0) return new Set();
+  const ids = jobs.map((j) => j.id);
+  const results = jobs.map((j) => (j.result === null ? null : JSON.stringify(j.result)));
+  const rows = await db.$queryRaw<{ id: bigint }[]>`
+    UPDATE "Job" SET "state" = 'completed', "result" = done."result"::jsonb,
+           "lockedBy" = NULL, "lockedUntil" = NULL, "finishedAt" = now(), "updatedAt" = now(),
+           "lastError" = NULL
+    FROM unnest(${ids}::bigint[], ${results}::text[]) AS done("id", "result")
+    WHERE "Job"."id" = done."id" AND "Job"."lockedBy" = ${workerId} AND "Job"."state" = 'running'
+    RETURNING "Job"."id"`;
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Delay before attempt n+1: exponential from 1 s, capped, with full jitter in [50%, 100%]. */

@@ -21,6 +21,7 @@ import {
   release,
   reschedule,
 } from "./queue.server";
+import { CompletionBatcher } from "./completions.server";
 import { withLogContext } from "../log-context.server";
 import { type JobOutcome, registerJobKinds, startJobTimer } from "../metrics/registry.server";
 
@@ -122,6 +123,7 @@ export class Worker {
   private wakePending = false;
   private lastHeartbeat = 0;
   private lastHousekeeping = 0;
+  private readonly completions: CompletionBatcher;
 
   constructor(opts: WorkerOptions) {
     this.prisma = opts.prisma;
@@ -133,6 +135,7 @@ export class Worker {
     this.recurring = opts.recurring ?? [];
     this.id = opts.workerId ?? newWorkerId();
     this.log = opts.log ?? (() => {});
+    this.completions = new CompletionBatcher(this.prisma, this.id);
     registerJobKinds(Object.keys(this.handlers));
   }
 
@@ -289,8 +292,9 @@ export class Worker {
     };
     try {
       const result = await handler(ctx);
-      // One UPDATE is atomic on its own: no transaction (and its round trips) needed.
-      if (!committed) await complete(this.prisma, job, this.id, result ?? null);
+      // One UPDATE is atomic on its own: no transaction (and its round trips) needed, and the
+      // jobs that finish together share it.
+      if (!committed) await this.completions.complete(job.id, result ?? null);
       return "completed";
     } catch (error) {
       if (error instanceof LeaseLostError) {

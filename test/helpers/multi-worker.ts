@@ -1,4 +1,7 @@
 import type { PrismaClient } from "@prisma/client";
+import { readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { enqueue } from "../../app/jobs/queue.server";
 import { exited, spawnTs, waitForLine } from "./child";
 import { createEffectsTable, effectCounts } from "./effects";
@@ -7,6 +10,7 @@ export interface MultiWorkerResult {
   jobs: number;
   workers: number;
   concurrencyPerWorker: number;
+  effect: "commit" | "plain" | "memory";
   seconds: number;
   jobsPerSecond: number;
   completed: number;
@@ -20,7 +24,14 @@ export interface MultiWorkerResult {
  */
 export async function runMultiWorker(
   db: PrismaClient,
-  opts: { url: string; workers: number; jobs: number; concurrency: number; timeoutMs?: number },
+  opts: {
+    url: string;
+    workers: number;
+    jobs: number;
+    concurrency: number;
+    timeoutMs?: number;
+    effect?: "commit" | "plain" | "memory";
+  },
 ): Promise<MultiWorkerResult> {
   await createEffectsTable(db);
   const ids: bigint[] = [];
@@ -33,11 +44,17 @@ export async function runMultiWorker(
     });
     ids.push(...created);
   }
-  const children = Array.from({ length: opts.workers }, () =>
+  const ranFiles = Array.from({ length: opts.workers }, (_, i) =>
+    join(tmpdir(), `jobs-ran-${process.pid}-${Date.now()}-${i}.txt`),
+  );
+  const children = ranFiles.map((ranFile) =>
     spawnTs("test/jobs/fixtures/worker-child.ts", {
+      CHILD_RAN_FILE: ranFile,
+      CHILD_ANNOUNCE: opts.effect === "commit" || !opts.effect ? "1" : "0",
       DATABASE_URL: opts.url,
-      DATABASE_POOL_MAX: String(opts.concurrency + 1),
+      DATABASE_POOL_MAX: String(Math.min(opts.concurrency + 1, 10)),
       CHILD_CONCURRENCY: String(opts.concurrency),
+      CHILD_EFFECT: opts.effect ?? "commit",
       LOG_LEVEL: "warn",
     }),
   );
@@ -53,15 +70,27 @@ export async function runMultiWorker(
   const seconds = (performance.now() - started) / 1000;
   for (const c of children) c.kill("SIGTERM");
   await Promise.all(children.map(exited));
-  const counts = await effectCounts(db);
+  const counts = opts.effect === "memory" ? ranCounts(ranFiles) : await effectCounts(db);
   return {
     jobs: opts.jobs,
     workers: opts.workers,
     concurrencyPerWorker: opts.concurrency,
+    effect: opts.effect ?? "commit",
     seconds: Number(seconds.toFixed(2)),
     jobsPerSecond: Math.round(completed / seconds),
     completed,
     runTwice: ids.filter((id) => (counts.get(String(id)) ?? 0) > 1).length,
     neverRun: ids.filter((id) => !counts.has(String(id))).length,
   };
+}
+
+/** The ids the workers say they ran (effect "memory"), counted; the files are removed. */
+function ranCounts(files: string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const file of files) {
+    for (const id of readFileSync(file, "utf8").split("\n").filter(Boolean))
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    rmSync(file);
+  }
+  return counts;
 }

@@ -11,6 +11,7 @@ import {
   buryExpired,
   claim,
   complete,
+  completeMany,
   enqueue,
   errorMessage,
   fail,
@@ -184,6 +185,37 @@ describe("claim", () => {
     expect((await claimOne("w2")).id).toBe(second.id);
   });
 
+  it("takes a batch in one claim: one job per concurrency key, the earliest, and lapsed ones too", async () => {
+    const now = Date.now();
+    const at = (ms: number) => new Date(now - ms);
+    const a1 = await enqueue(prisma, { kind: "k", concurrencyKey: "a", runAt: at(5_000) });
+    await enqueue(prisma, { kind: "k", concurrencyKey: "a", runAt: at(4_000) });
+    const free = await enqueue(prisma, { kind: "k", runAt: at(3_000) });
+    const lapsed = await enqueue(prisma, { kind: "k", concurrencyKey: "b", runAt: at(6_000) });
+    const busy = await enqueue(prisma, { kind: "k", concurrencyKey: "c", runAt: at(7_000) });
+    await enqueue(prisma, { kind: "k", concurrencyKey: "c", runAt: at(2_000) });
+    await claimOne("w0", 60_000); // takes `busy` (the earliest): key "c" now runs
+    expect((await row(busy.id)).lockedBy).toBe("w0");
+    await prisma.$executeRaw`
+      UPDATE "Job" SET "state" = 'running', "lockedBy" = 'w-dead', "attempts" = 1,
+             "lockedUntil" = now() - interval '1 second' WHERE "id" = ${lapsed.id}`;
+    const jobs = await claim(prisma, "w1", { limit: 10, leaseMs: 10_000 });
+    // Earliest due first; the second "a" waits for the first; "c" waits for the running one.
+    expect(jobs.map((j) => j.id)).toEqual([lapsed.id, a1.id, free.id]);
+    expect(jobs.map((j) => [j.lockedBy, j.attempts])).toEqual([
+      ["w1", 2],
+      ["w1", 1],
+      ["w1", 1],
+    ]);
+    expect(await claim(prisma, "w2", { limit: 10, leaseMs: 10_000 })).toEqual([]);
+  });
+
+  it("asks for nothing with no free slot", async () => {
+    await enqueue(prisma, { kind: "k" });
+    expect(await claim(prisma, "w1", { limit: 0, leaseMs: 10_000 })).toEqual([]);
+    expect(await prisma.job.count({ where: { state: "available" } })).toBe(1);
+  });
+
   it("reports a database error instead of returning nothing", async () => {
     await enqueue(prisma, { kind: "k" });
     await expect(
@@ -252,6 +284,34 @@ describe("complete", () => {
     expect((await row(id)).state).toBe("running");
     await complete(prisma, { id }, "w1");
     await expect(complete(prisma, { id }, "w1")).rejects.toBeInstanceOf(LeaseLostError);
+  });
+});
+
+describe("completeMany", () => {
+  it("completes, in one statement, only the jobs this worker still holds, with their results", async () => {
+    const mine = await enqueue(prisma, { kind: "k", runAt: new Date(Date.now() - 2_000) });
+    const alsoMine = await enqueue(prisma, { kind: "k", runAt: new Date(Date.now() - 1_000) });
+    const theirs = await enqueue(prisma, { kind: "k" });
+    await claim(prisma, "w1", { limit: 2, leaseMs: 10_000 });
+    await claimOne("w2");
+    const done = await completeMany(prisma, "w1", [
+      { id: mine.id, result: { placed: "SO-1" } },
+      { id: alsoMine.id, result: null },
+      { id: theirs.id, result: { stolen: true } },
+    ]);
+    expect([...done].sort()).toEqual([mine.id, alsoMine.id].sort());
+    expect(await row(mine.id)).toMatchObject({
+      state: "completed",
+      result: { placed: "SO-1" },
+      lockedBy: null,
+      lockedUntil: null,
+    });
+    expect((await row(mine.id)).finishedAt).not.toBeNull();
+    expect(await row(alsoMine.id)).toMatchObject({ state: "completed", result: null });
+    expect(await row(theirs.id)).toMatchObject({ state: "running", lockedBy: "w2", result: null });
+    // Done is done: a second completion finds nothing to complete.
+    expect((await completeMany(prisma, "w1", [{ id: mine.id, result: null }])).size).toBe(0);
+    expect((await completeMany(prisma, "w1", [])).size).toBe(0);
   });
 });
 
