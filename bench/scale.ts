@@ -56,6 +56,12 @@ const DEADLINE = Date.now() + Number(values.deadline) * 60_000;
 const PORT = Number(values.port);
 const APP_URL = `http://127.0.0.1:${PORT}`;
 const API_SECRET = "scale-api-secret";
+/** The node flags production runs the app with: those of `npm start` (package.json). */
+const NODE_FLAGS = (
+  JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }
+).scripts
+  .start!.split(" ")
+  .filter((a) => a.startsWith("--"));
 
 if (!existsSync("build/server.js") || !existsSync("build/worker.js")) {
   console.error("No production build: run `npm run build` first.");
@@ -211,10 +217,18 @@ try {
     LOG_LEVEL: "error",
   };
   const startApp = (file: string): ChildProcess => {
-    const child = spawn(process.execPath, ["--import", "./bench/scale-route.mjs", file], {
-      env: appEnv as NodeJS.ProcessEnv,
-      stdio: ["ignore", "ignore", "inherit"],
-    });
+    // SCALE_PROFILE_DIR: each app process writes a V8 CPU profile there when it stops.
+    const profile = process.env.SCALE_PROFILE_DIR
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SCALE_PROFILE_DIR}`]
+      : [];
+    const child = spawn(
+      process.execPath,
+      [...NODE_FLAGS, ...profile, "--import", "./bench/scale-route.mjs", file],
+      {
+        env: appEnv as NodeJS.ProcessEnv,
+        stdio: ["ignore", "ignore", "inherit"],
+      },
+    );
     children.push(child);
     return child;
   };

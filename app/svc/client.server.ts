@@ -155,6 +155,7 @@ export async function svcClientForAccount(
   });
   const tokens = new TokenManager(deps.prisma, accountId, new AuthResource(base), {
     clock,
+    initialRow: account,
     ...deps.tokens,
   });
   return new SvcClient(base.with({ tokens }), tokens);

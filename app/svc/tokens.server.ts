@@ -31,6 +31,11 @@ export interface TokenManagerOptions {
   /** How long a process waits for another process's getAccessToken (real time, default 20 s). */
   waitForOtherMs?: number;
   pollMs?: number;
+  /**
+   * The account row the client was just made from: the first token look-up uses it instead of
+   * reading the row again.
+   */
+  initialRow?: SvcAccount;
 }
 
 /** The SvcAccount columns that forget an account's tokens. */
@@ -56,6 +61,12 @@ export class TokenManager implements TokenProvider {
   private readonly clock: Clock;
   private known: string[] = [];
   private pending: Promise<string> | undefined;
+  private seed: SvcAccount | undefined;
+  /**
+   * The token this client last found usable, and until when (its expiry less the refresh
+   * margin): the client's further calls use it without a look-up; a rejection forgets it.
+   */
+  private current: { token: string; until: number } | undefined;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -65,6 +76,7 @@ export class TokenManager implements TokenProvider {
     private readonly opts: TokenManagerOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;
+    this.seed = opts.initialRow;
   }
 
   secrets(): string[] {
@@ -88,6 +100,11 @@ export class TokenManager implements TokenProvider {
     return row;
   }
 
+  /** How long before its expiry a token is refreshed (default an hour). */
+  private margin(): number {
+    return this.opts.refreshMarginMs ?? 3600_000;
+  }
+
   private usable(row: SvcAccount, marginMs: number): string | undefined {
     if (!row.accessTokenEnc || !row.accessTokenExpiresAt) return undefined;
     if (row.accessTokenExpiresAt.getTime() - marginMs <= this.clock.now()) return undefined;
@@ -98,6 +115,8 @@ export class TokenManager implements TokenProvider {
 
   /** Concurrent calls of this process share one look-up, and so at most one token request. */
   getToken(): Promise<string> {
+    if (this.current && this.current.until > this.clock.now())
+      return Promise.resolve(this.current.token);
     this.pending ??= this.obtain().finally(() => {
       this.pending = undefined;
     });
@@ -105,10 +124,14 @@ export class TokenManager implements TokenProvider {
   }
 
   private async obtain(): Promise<string> {
-    const margin = this.opts.refreshMarginMs ?? 3600_000;
-    const row = await this.row();
+    const margin = this.margin();
+    const row = this.seed ?? (await this.row());
+    this.seed = undefined;
     const fresh = this.usable(row, margin);
-    if (fresh) return fresh;
+    if (fresh) {
+      this.current = { token: fresh, until: row.accessTokenExpiresAt!.getTime() - margin };
+      return fresh;
+    }
 
     if (
       row.refreshTokenEnc &&
@@ -206,17 +229,21 @@ export class TokenManager implements TokenProvider {
 
   private async store(rec: TokenRecord, withOpenId = false): Promise<string> {
     this.remember(rec.accessToken, rec.refreshToken);
+    const columns = tokenColumns(rec, this.clock.now());
     await this.prisma.svcAccount.update({
       where: { id: this.accountId },
-      data: {
-        ...tokenColumns(rec, this.clock.now()),
-        ...(withOpenId && rec.openId ? { openId: rec.openId } : {}),
-      },
+      data: { ...columns, ...(withOpenId && rec.openId ? { openId: rec.openId } : {}) },
     });
+    this.current = {
+      token: rec.accessToken,
+      until: columns.accessTokenExpiresAt.getTime() - this.margin(),
+    };
     return rec.accessToken;
   }
 
   async onTokenRejected(token: string): Promise<void> {
+    this.current = undefined;
+    this.seed = undefined;
     const row = await this.row();
     if (!row.accessTokenEnc) return;
     let stored: string;
@@ -234,6 +261,8 @@ export class TokenManager implements TokenProvider {
 
   /** Clears the stored tokens (after a logout at the service). */
   async clearTokens(): Promise<void> {
+    this.current = undefined;
+    this.seed = undefined;
     await this.prisma.svcAccount.update({ where: { id: this.accountId }, data: NO_TOKENS });
   }
 

@@ -440,6 +440,46 @@ describe("concurrent calls and a rejected token", () => {
     expect((await row(fx.accountId)).accessTokenEnc).toBe("not-a-sealed-value");
   });
 
+  it("a client reads the account once: its row to start with, then the token it found, until that is rejected", async () => {
+    const { fx, tm } = await setup();
+    const token = await tm.getToken(); // obtains and stores one
+    let reads = 0;
+    const counted = prisma.$extends({
+      query: {
+        svcAccount: {
+          findUnique: ({ args, query }) => {
+            reads++;
+            return query(args);
+          },
+        },
+      },
+    }) as unknown as typeof prisma;
+    const fresh = new TokenManager(counted, fx.accountId, authOver(sim.url), {
+      clock: { now: () => sim.clock.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
+      initialRow: await row(fx.accountId),
+    });
+    expect([await fresh.getToken(), await fresh.getToken(), await fresh.getToken()]).toEqual([
+      token,
+      token,
+      token,
+    ]);
+    expect(reads).toBe(0);
+    // Rejected: forgotten (here and in the row); the next call looks again and obtains one.
+    await fresh.onTokenRejected(token);
+    expect(reads).toBe(1);
+    expect((await row(fx.accountId)).accessTokenEnc).toBeNull();
+    const next = await fresh.getToken();
+    expect(plain((await row(fx.accountId)).accessTokenEnc)).toBe(next);
+    expect(reads).toBeGreaterThanOrEqual(2);
+    const after = reads;
+    expect(await fresh.getToken()).toBe(next);
+    expect(reads).toBe(after);
+    // clearTokens forgets the one it holds too.
+    await fresh.clearTokens();
+    await expect(fresh.currentToken()).resolves.toBeUndefined();
+    expect(reads).toBe(after + 1);
+  });
+
   it("currentToken gives the stored token while it lives, without any call; clearTokens forgets all", async () => {
     const { fx, at, tm } = await setup();
     expect(await tm.currentToken()).toBeUndefined();
