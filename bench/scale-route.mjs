@@ -1,3 +1,4 @@
+/* global Headers, Request */
 /**
  * Preloaded into the app's processes by `bench:scale` (`node --import ./bench/scale-route.mjs
  * build/server.js`): sends the Shopify library's Admin API requests to the shop simulator
