@@ -107,47 +107,50 @@ export async function claim(
   workerId: string,
   opts: { limit: number; leaseMs: number; kinds?: string[] },
 ): Promise<JobRow[]> {
+  // With no slot free, nothing is asked (no round trip).
   if (opts.limit <= 0) return [];
+  const kinds = opts.kinds ?? null;
   try {
-    return await claimBatch(db, workerId, opts, true);
+    return await claimBatch(db, workerId, opts.limit, opts.leaseMs, kinds);
   } catch (error) {
     // Another worker took a job of the same concurrency key at the same instant: the whole
-    // statement is refused, so this round takes only jobs without a key (the rest wait a round).
-    if (!isUniqueViolation(error)) throw error;
-    return claimBatch(db, workerId, opts, false);
+    // statement is refused, and this round claims nothing (the next one comes at once).
+    if (isUniqueViolation(error)) return [];
+    throw error;
   }
 }
 
-async function claimBatch(
+/** The batch claim's statement (the order of the rows it returns is not specified). */
+function claimBatch(
   db: PrismaClient,
   workerId: string,
-  opts: { limit: number; leaseMs: number; kinds?: string[] },
-  keyed: boolean,
+  limit: number,
+  leaseMs: number,
+  kinds: string[] | null,
 ): Promise<JobRow[]> {
-  const kinds = opts.kinds ?? null;
   // Each branch reads its own index range (available by runAt; running by state); candidates
   // are locked (SKIP LOCKED: rows another claim holds are passed over), then one per key kept.
-  const rows = await db.$queryRaw<JobRow[]>`
+  return db.$queryRaw<JobRow[]>`
     WITH available AS (
       SELECT j."id", j."runAt", j."concurrencyKey" FROM "Job" j
        WHERE j."state" = 'available' AND j."runAt" <= now()
          AND (${kinds}::text[] IS NULL OR j."kind" = ANY(${kinds}::text[]))
-         AND (j."concurrencyKey" IS NULL OR (${keyed} AND NOT EXISTS (
+         AND (j."concurrencyKey" IS NULL OR NOT EXISTS (
                SELECT 1 FROM "Job" r
-               WHERE r."concurrencyKey" = j."concurrencyKey" AND r."state" = 'running')))
+               WHERE r."concurrencyKey" = j."concurrencyKey" AND r."state" = 'running'))
        ORDER BY j."runAt", j."id"
-       LIMIT ${opts.limit}
+       LIMIT ${limit}
        FOR UPDATE SKIP LOCKED
     ), lapsed AS (
       SELECT j."id", j."runAt", j."concurrencyKey" FROM "Job" j
        WHERE j."state" = 'running' AND j."lockedUntil" < now() AND j."attempts" < j."maxAttempts"
          AND (${kinds}::text[] IS NULL OR j."kind" = ANY(${kinds}::text[]))
-         AND (j."concurrencyKey" IS NULL OR (${keyed} AND NOT EXISTS (
+         AND (j."concurrencyKey" IS NULL OR NOT EXISTS (
                SELECT 1 FROM "Job" r
                WHERE r."concurrencyKey" = j."concurrencyKey" AND r."state" = 'running'
-                 AND r."id" <> j."id")))
+                 AND r."id" <> j."id"))
        ORDER BY j."runAt", j."id"
-       LIMIT ${opts.limit}
+       LIMIT ${limit}
        FOR UPDATE SKIP LOCKED
     ), due AS (
       SELECT * FROM available UNION ALL SELECT * FROM lapsed
@@ -159,15 +162,13 @@ async function claimBatch(
         FROM due d) ranked
       WHERE nth = 1
       ORDER BY "runAt", "id"
-      LIMIT ${opts.limit}
+      LIMIT ${limit}
     )
     UPDATE "Job" SET "state" = 'running', "lockedBy" = ${workerId},
-           "lockedUntil" = now() + make_interval(secs => ${opts.leaseMs / 1000}),
+           "lockedUntil" = now() + make_interval(secs => ${leaseMs / 1000}),
            "attempts" = "Job"."attempts" + 1, "updatedAt" = now()
     FROM picked WHERE "Job"."id" = picked."id"
     RETURNING "Job".*`;
-  // UPDATE … RETURNING gives no order: the earliest due first, as they were picked.
-  return rows.sort((a, b) => a.runAt.getTime() - b.runAt.getTime() || Number(a.id - b.id));
 }
 
 /** A unique violation's message (23505) names its index: this is the only one a claim can meet. */
@@ -226,6 +227,7 @@ export async function completeMany(
   workerId: string,
   jobs: { id: bigint; result: Prisma.InputJsonValue | null }[],
 ): Promise<Set<bigint>> {
+  // Nothing to complete: no round trip.
   if (jobs.length === 0) return new Set();
   const ids = jobs.map((j) => j.id);
   const results = jobs.map((j) => (j.result === null ? null : JSON.stringify(j.result)));

@@ -5,7 +5,9 @@
  * the wall clock of a loaded machine.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { prisma } from "../../app/db.server";
+import { PrismaClient } from "@prisma/client";
+import { pgAdapterFor, prisma } from "../../app/db.server";
+import { CompletionBatcher } from "../../app/jobs/completions.server";
 import {
   backoffMs,
   buryExpired,
@@ -19,6 +21,7 @@ import {
   LeaseLostError,
   release,
   reschedule,
+  startForShop,
 } from "../../app/jobs/queue.server";
 
 beforeEach(async () => {
@@ -26,6 +29,12 @@ beforeEach(async () => {
 });
 
 const row = (id: bigint) => prisma.job.findUniqueOrThrow({ where: { id } });
+/** Job ids as sorted strings (a batch claim returns its rows in no set order). */
+const ids = (jobs: { id: bigint }[]) => jobs.map((j) => String(j.id)).sort();
+/** A client of a database that is not there (port 1): every statement it sends fails. */
+const unreachable = new PrismaClient({
+  adapter: pgAdapterFor("postgresql://postgres@127.0.0.1:1/none", 1),
+});
 
 /** Milliseconds from the statement's `now()` ("updatedAt") to `at`. */
 function msAfterUpdate(job: { updatedAt: Date }, at: Date | null): number {
@@ -125,7 +134,7 @@ describe("claim", () => {
     const early = await enqueue(prisma, { kind: "k", runAt: new Date(now - 3_000) });
     const middle = await enqueue(prisma, { kind: "k", runAt: new Date(now - 2_000) });
     const jobs = await claim(prisma, "w1", { limit: 2, leaseMs: 10_000 });
-    expect(jobs.map((j) => j.id)).toEqual([early.id, middle.id]);
+    expect(ids(jobs)).toEqual(ids([early, middle]));
     expect((await row(late.id)).state).toBe("available");
     expect(await claim(prisma, "w1", { limit: 5, leaseMs: 10_000 })).toHaveLength(1);
     expect(await claim(prisma, "w1", { limit: 5, leaseMs: 10_000 })).toEqual([]);
@@ -200,9 +209,10 @@ describe("claim", () => {
       UPDATE "Job" SET "state" = 'running', "lockedBy" = 'w-dead', "attempts" = 1,
              "lockedUntil" = now() - interval '1 second' WHERE "id" = ${lapsed.id}`;
     const jobs = await claim(prisma, "w1", { limit: 10, leaseMs: 10_000 });
-    // Earliest due first; the second "a" waits for the first; "c" waits for the running one.
-    expect(jobs.map((j) => j.id)).toEqual([lapsed.id, a1.id, free.id]);
-    expect(jobs.map((j) => [j.lockedBy, j.attempts])).toEqual([
+    // The second "a" waits for the first; "c" waits for the running one.
+    expect(ids(jobs)).toEqual(ids([lapsed, a1, free]));
+    const by = new Map(jobs.map((j) => [j.id, [j.lockedBy, j.attempts]]));
+    expect([by.get(lapsed.id), by.get(a1.id), by.get(free.id)]).toEqual([
       ["w1", 2],
       ["w1", 1],
       ["w1", 1],
@@ -210,10 +220,13 @@ describe("claim", () => {
     expect(await claim(prisma, "w2", { limit: 10, leaseMs: 10_000 })).toEqual([]);
   });
 
-  it("asks for nothing with no free slot", async () => {
+  it("asks for nothing with no free slot: not even a round trip", async () => {
     await enqueue(prisma, { kind: "k" });
     expect(await claim(prisma, "w1", { limit: 0, leaseMs: 10_000 })).toEqual([]);
     expect(await prisma.job.count({ where: { state: "available" } })).toBe(1);
+    // A client whose database cannot be reached: any statement would fail.
+    expect(await claim(unreachable, "w1", { limit: 0, leaseMs: 10_000 })).toEqual([]);
+    await expect(claim(unreachable, "w1", { limit: 1, leaseMs: 10_000 })).rejects.toThrow();
   });
 
   it("reports a database error instead of returning nothing", async () => {
@@ -299,7 +312,7 @@ describe("completeMany", () => {
       { id: alsoMine.id, result: null },
       { id: theirs.id, result: { stolen: true } },
     ]);
-    expect([...done].sort()).toEqual([mine.id, alsoMine.id].sort());
+    expect(ids([...done].map((id) => ({ id })))).toEqual(ids([mine, alsoMine]));
     expect(await row(mine.id)).toMatchObject({
       state: "completed",
       result: { placed: "SO-1" },
@@ -308,10 +321,41 @@ describe("completeMany", () => {
     });
     expect((await row(mine.id)).finishedAt).not.toBeNull();
     expect(await row(alsoMine.id)).toMatchObject({ state: "completed", result: null });
+    // No result is SQL NULL, not a stored JSON null.
+    const [stored] = await prisma.$queryRaw<{ none: boolean }[]>`
+      SELECT "result" IS NULL AS none FROM "Job" WHERE "id" = ${alsoMine.id}`;
+    expect(stored?.none).toBe(true);
     expect(await row(theirs.id)).toMatchObject({ state: "running", lockedBy: "w2", result: null });
     // Done is done: a second completion finds nothing to complete.
     expect((await completeMany(prisma, "w1", [{ id: mine.id, result: null }])).size).toBe(0);
     expect((await completeMany(prisma, "w1", [])).size).toBe(0);
+    expect((await completeMany(unreachable, "w1", [])).size).toBe(0); // no round trip
+  });
+});
+
+describe("startForShop", () => {
+  it("gives the shop's waiting or running job of that kind, else enqueues one under its key", async () => {
+    const shop = "one.myshopify.com";
+    const first = await startForShop(prisma, { kind: "sync", shopDomain: shop });
+    expect(await row(first)).toMatchObject({
+      kind: "sync",
+      shopDomain: shop,
+      state: "available",
+      concurrencyKey: "sync:one.myshopify.com",
+    });
+    // Waiting, then running: the same job.
+    expect(await startForShop(prisma, { kind: "sync", shopDomain: shop })).toBe(first);
+    await claimOne("w1");
+    expect(await startForShop(prisma, { kind: "sync", shopDomain: shop })).toBe(first);
+    // Another kind or another shop: a job of its own.
+    const other = await startForShop(prisma, { kind: "import", shopDomain: shop });
+    const elsewhere = await startForShop(prisma, { kind: "sync", shopDomain: "two.myshopify.com" });
+    expect(new Set([first, other, elsewhere]).size).toBe(3);
+    // Done: the next start is a new job.
+    await complete(prisma, { id: first }, "w1");
+    const next = await startForShop(prisma, { kind: "sync", shopDomain: shop, payload: { n: 2 } });
+    expect(next).not.toBe(first);
+    expect(await row(next)).toMatchObject({ state: "available", payload: { n: 2 } });
   });
 });
 
@@ -510,5 +554,50 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("claim racing on a concurrency k
     } finally {
       await other.end();
     }
+  });
+});
+
+describe("CompletionBatcher", () => {
+  it("completes the jobs that finish together in one statement, and tells each its outcome", async () => {
+    let statements = 0;
+    const counted = prisma.$extends({
+      query: {
+        $queryRaw: ({ args, query }) => {
+          statements++;
+          return query(args);
+        },
+      },
+    }) as unknown as typeof prisma;
+    for (let i = 0; i < 5; i++) await enqueue(prisma, { kind: "k" });
+    const jobs = await claim(prisma, "w1", { limit: 5, leaseMs: 10_000 });
+    const lost = jobs[4]!;
+    await prisma.job.update({ where: { id: lost.id }, data: { lockedBy: "w-other" } });
+    const batcher = new CompletionBatcher(counted, "w1");
+    const outcomes = await Promise.allSettled(
+      jobs.map((j, i) => batcher.complete(j.id, i === 0 ? { n: 1 } : null)),
+    );
+    expect(statements).toBe(1);
+    expect(outcomes.slice(0, 4).map((o) => o.status)).toEqual(Array(4).fill("fulfilled"));
+    expect(outcomes[4]).toMatchObject({ status: "rejected" });
+    expect((outcomes[4] as PromiseRejectedResult).reason).toBeInstanceOf(LeaseLostError);
+    expect(await row(jobs[0]!.id)).toMatchObject({ state: "completed", result: { n: 1 } });
+    expect(await prisma.job.count({ where: { state: "completed" } })).toBe(4);
+    // Later ones go in a statement of their own.
+    const late = await enqueue(prisma, { kind: "k" });
+    await claimOne("w1");
+    await batcher.complete(late.id, null);
+    expect(statements).toBe(2);
+  });
+
+  it("a statement the database refuses fails every job of its batch with that error", async () => {
+    const batcher = new CompletionBatcher(unreachable, "w1");
+    const outcomes = await Promise.allSettled([
+      batcher.complete(1n, null),
+      batcher.complete(2n, null),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    const [a, b] = outcomes as PromiseRejectedResult[];
+    expect(a!.reason).toBe(b!.reason);
+    expect(a!.reason).not.toBeInstanceOf(LeaseLostError);
   });
 });

@@ -12,9 +12,11 @@ import { recordInstall } from "../../app/shops.server";
 import {
   type IncomingEvent,
   jobKindFor,
+  loadEvent,
   recordEvent,
   recordIgnoredEvent,
 } from "../../app/webhooks/intake.server";
+import { type JobContext, PermanentJobError } from "../../app/jobs/worker.server";
 import { callRoute } from "../helpers/remix";
 import { shopifyWebhookRequest } from "../helpers/shopify-webhook";
 
@@ -261,5 +263,36 @@ describe("app/uninstalled through its route", () => {
     expect((await deliver("uninstall-x", "stranger.myshopify.com")).status).toBe(200);
     expect(await shopState()).toEqual(before);
     expect(await counts()).toEqual({ events: 0, jobs: 0 });
+  });
+});
+
+describe("loadEvent: the stored event a webhook job names", () => {
+  const ctx = (payload: unknown) => ({ payload, prisma }) as unknown as JobContext;
+
+  it("reads the event by the job's eventId, and null once the event is gone", async () => {
+    const { eventId } = await recordEvent(event({ eventKey: "acct-1:m-load" }));
+    const stored = await loadEvent(ctx({ eventId: String(eventId) }));
+    expect(stored).toMatchObject({ id: eventId, topic: "LOGISTIC", shopDomain: INSTALLED });
+    await prisma.job.deleteMany();
+    await prisma.webhookEvent.delete({ where: { id: eventId! } });
+    expect(await loadEvent(ctx({ eventId: String(eventId) }))).toBeNull();
+    // Any number of digits is an id (this one names no event).
+    expect(await loadEvent(ctx({ eventId: "987654321" }))).toBeNull();
+  });
+
+  it("refuses, for good, a payload whose eventId is missing or not all digits", async () => {
+    for (const payload of [
+      {},
+      null,
+      { eventId: 7 },
+      { eventId: "" },
+      { eventId: "12a" },
+      { eventId: "a12" },
+      { eventId: "1 2" },
+    ]) {
+      const error = await loadEvent(ctx(payload)).catch((e: unknown) => e);
+      expect(error, JSON.stringify(payload)).toBeInstanceOf(PermanentJobError);
+      expect((error as Error).message).toBe("Job payload has no eventId");
+    }
   });
 });
