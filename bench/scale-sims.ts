@@ -12,6 +12,7 @@
  *   POST /orders  {rate, perShop, duplicateRate}  → places orders and sends their signed
  *                 orders/paid webhooks, round-robin over the shops, open loop at `rate` per second
  *   POST /ship    {orderIds}  → ships those service orders (LOGISTIC webhooks go out at once)
+ *   POST /pay-in-console {orderIds}  → pays their parent orders as the merchant would, by hand
  *   POST /faults  FaultConfig (the service simulator's) | {}  → sets or clears faults
  *   GET  /stats   → calls, refusals, duplicates, spend, fulfilments with tracking
  */
@@ -209,6 +210,16 @@ const control = createServer((req, res) => {
           shippedAt[id] = Date.now();
         }
         out = { shippedAt };
+      } else if (req.url === "/pay-in-console") {
+        // The merchant pays, in the service's console, the parent orders of these orders.
+        const parents = new Set<string>();
+        for (const id of body.orderIds as string[]) {
+          const parent = svc.order(id)?.shipmentOrderId;
+          if (!parent || parents.has(parent)) continue;
+          svc.payInConsole(id);
+          parents.add(parent);
+        }
+        out = { paid: parents.size };
       } else if (req.url === "/faults") {
         if (Object.keys(body).length === 0) svc.clearFaults();
         else svc.setFaults(body as FaultConfig);

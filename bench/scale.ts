@@ -79,6 +79,8 @@ const { Session } = await import("@shopify/shopify-api");
 const { updateSettings } = await import("../app/settings.server");
 const { saveApiKeyAccount } = await import("../app/svc/tokens.server");
 const { webhookSecretColumns } = await import("../app/svc/webhook-secret.server");
+const { productionDeps } = await import("../app/fulfilment/deps.server");
+const { retryOrder } = await import("../app/fulfilment/actions.server");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (msg: string) =>
@@ -268,6 +270,31 @@ try {
   const killed: number[] = [];
   const killAt = CHAOS ? [0.2, 0.5, 0.8].map((f) => Math.round(f * ORDERS)) : [];
   const paidStates = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
+  /**
+   * The merchant's part under chaos: a confirmation whose reply was lost (a worker killed, or a
+   * time-out, while the service confirmed) leaves its orders FAILED/confirm_unknown, asking the
+   * merchant to pay the parent in the service's console and press Retry. Done here as the
+   * merchant would (Retry is the app's own use case), and counted.
+   */
+  const merchant = { confirm_unknown_orders: 0, console_payments: 0, retries: 0 };
+  const deps = await productionDeps(prisma);
+  let lastMerchant = 0;
+  const actAsMerchant = async () => {
+    if (!CHAOS || Date.now() - lastMerchant < 5_000) return;
+    lastMerchant = Date.now();
+    const failed = await prisma.shopOrder.findMany({
+      where: { state: "FAILED", reasonCode: "confirm_unknown" },
+      select: { id: true, svcOrderId: true },
+    });
+    if (failed.length === 0) return;
+    merchant.confirm_unknown_orders += failed.length;
+    const { paid: parents } = await control<{ paid: number }>("/pay-in-console", {
+      orderIds: failed.flatMap((f) => (f.svcOrderId ? [f.svcOrderId] : [])),
+    });
+    merchant.console_payments += parents;
+    for (const f of failed) if ((await retryOrder(deps, f.id)).ok) merchant.retries++;
+    log(`merchant: console-paid ${parents} parent(s), retried ${failed.length} order(s)`);
+  };
   let paid = 0;
   let lastLog = 0;
   while (Date.now() < DEADLINE) {
@@ -281,6 +308,7 @@ try {
       log(`SIGKILL worker ${victim.pid} at ${paid} paid; a new one started`);
     }
     if (paid >= ORDERS) break;
+    await actAsMerchant();
     if (Date.now() - lastLog > 10_000) {
       lastLog = Date.now();
       log(`${paid}/${ORDERS} paid`);
@@ -413,6 +441,7 @@ try {
       jobs_per_order: Math.round((jobs / ORDERS) * 100) / 100,
       db_transactions_per_order: Math.round(((txAfter - txBefore) / ORDERS) * 10) / 10,
       workers_killed: killed.length,
+      merchant_actions: merchant,
       shop_webhooks_duplicated: stats.shop_webhooks_duplicated,
       lost: ORDERS - fulfilled,
       duplicate_orders: stats.duplicate_orders,

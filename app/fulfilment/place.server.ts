@@ -31,6 +31,7 @@ import {
   SvcParamError,
   SvcPaymentError,
   SvcQuotaError,
+  SvcTokenCooldownError,
 } from "../svc/errors";
 import { toMoney } from "../svc/decimal";
 import { convert, usdRate } from "../fx/rates.server";
@@ -486,7 +487,9 @@ async function createAtService(
         error,
       );
       return { outcome: "failed", reason: "create_failed" };
-    } else if (error instanceof SvcAuthError) {
+    } else if (error instanceof SvcAuthError && !(error instanceof SvcTokenCooldownError)) {
+      // (A token asked for less than 5 minutes ago is not the merchant's to mend: the job
+      // waits for it, below.)
       await fail(
         db,
         order.id,

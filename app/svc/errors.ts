@@ -65,6 +65,15 @@ export class SvcTokenCooldownError extends SvcAuthError {
   ) {
     super(init);
   }
+
+  /**
+   * Not a failure but a wait (a job that meets it waits this long, its attempt given back,
+   * app/jobs/worker.server.ts): the next token request is allowed then, or the other process's
+   * token has landed.
+   */
+  get waitMs(): number {
+    return Math.max(1000, this.retryAfterMs);
+  }
 }
 /** 1600200: too many requests. */
 export class SvcRateLimitError extends SvcError {

@@ -53,6 +53,52 @@ describe("the service unreachable while placing", () => {
     expect(opCalls(h, "createOrderV3")).toBe(creates + 1);
   });
 
+  it("waits, not fails, while the account's token was asked for less than 5 minutes ago", async () => {
+    const p = await h.connectedProduct("Cooldown Mug", "9.00");
+    // A getAccessToken whose reply was lost a minute ago: no token, and none may be asked yet.
+    await prisma.svcAccount.update({
+      where: { id: h.accountId },
+      data: {
+        accessTokenEnc: null,
+        accessTokenExpiresAt: null,
+        refreshTokenEnc: null,
+        refreshTokenExpiresAt: null,
+        lastTokenRequestAt: new Date(h.svc.clock.now() - 60_000),
+      },
+    });
+    const tokenCalls = opCalls(h, "getAccessToken");
+    const placed = await h.order([{ product: p, quantity: 1 }]);
+    await h.settle();
+    let row = await h.row(placed.legacyId);
+    expect(row.state).toBe("RECEIVED");
+    expect(row.reasonCode).toBeNull();
+    const job = await prisma.job.findFirstOrThrow({
+      where: { kind: JOB.place, concurrencyKey: `order:${row.id}` },
+      orderBy: { id: "desc" },
+    });
+    // Waiting (the attempt given back) until the 5 minutes are over, about 4 minutes from now.
+    expect([job.state, job.attempts]).toEqual(["available", 0]);
+    const waits = job.runAt.getTime() - job.updatedAt.getTime();
+    expect(waits).toBeGreaterThan(3.5 * 60_000);
+    expect(waits).toBeLessThanOrEqual(4 * 60_000 + 1000);
+    const timeline = await prisma.timelineEntry.findMany({ where: { orderId: row.id } });
+    expect(timeline.at(-1)).toMatchObject({ step: "create", errorCode: "SvcTokenCooldownError" });
+    expect(timeline.at(-1)!.message).toMatch(/^Will try again: /);
+    expect(opCalls(h, "getAccessToken")).toBe(tokenCalls);
+
+    // Five minutes on (for the app and the service alike), the job runs again: a token is
+    // asked for and the order goes on.
+    h.svc.clock.advance(5 * 60_000);
+    await prisma.job.update({
+      where: { id: job.id },
+      data: { runAt: new Date(Date.now() - 1000) },
+    });
+    await h.settle();
+    row = await h.row(placed.legacyId);
+    expect(row.state).toBe("PAID");
+    expect(opCalls(h, "getAccessToken")).toBe(tokenCalls + 1);
+  });
+
   it("leaves an order that moved on meanwhile as it is", async () => {
     const o = await prisma.shopOrder.create({
       data: {
