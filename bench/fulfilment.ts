@@ -12,6 +12,7 @@
  * on BENCH_DATABASE_URL (default: the local server's `test` database), dropped afterwards.
  */
 import { parseArgs } from "node:util";
+import { percentile as pct } from "./common";
 import { benchSchema } from "./harness-env";
 
 // `--chaos`: faults, duplicated webhooks and killed worker processes (bench/chaos.ts).
@@ -53,11 +54,6 @@ const { startHarness, prisma } = await import("../test/fulfilment/harness");
 const { startServiceSim } = await import("../test/sim/service/index");
 const { closeDatabase } = await import("../app/db.server");
 
-const pct = (xs: number[], p: number) => {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!);
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 try {

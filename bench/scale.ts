@@ -22,6 +22,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { waitForLine } from "../test/helpers/child";
+import { percentile as pct, waitHealthy } from "./common";
 import { benchSchema } from "./harness-env";
 
 const { values } = parseArgs({
@@ -88,18 +90,6 @@ const log = (msg: string) =>
 const t0 = Date.now();
 const children: ChildProcess[] = [];
 
-function lines(child: ChildProcess, re: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buf = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      buf += d.toString();
-      const hit = buf.split("\n").find((l) => re.test(l));
-      if (hit) resolve(hit);
-    });
-    child.once("exit", (code) => reject(new Error(`exited (${code}) before ${re}`)));
-  });
-}
-
 /** CPU milliseconds (user + system) and peak RSS (MB) of a live process, from /proc. */
 function usage(pid: number): { cpuMs: number; rssPeakMb: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -116,12 +106,6 @@ async function dbTransactions(): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-const pct = (xs: number[], p: number) => {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!);
-};
-
 try {
   // 1. The simulators.
   const sims = spawn(process.execPath, ["--import", "tsx", "bench/scale-sims.ts"], {
@@ -134,7 +118,7 @@ try {
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(sims);
-  const simUrls = JSON.parse(await lines(sims, /^\{"control"/)) as Record<string, string>;
+  const simUrls = JSON.parse(await waitForLine(sims, /^\{"control"/)) as Record<string, string>;
   const control = async <T>(path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${simUrls.control}${path}`, {
       method: body === undefined ? "GET" : "POST",
@@ -236,17 +220,7 @@ try {
   };
   const web = startApp("build/server.js");
   const workers = Array.from({ length: WORKERS }, () => startApp("build/worker.js"));
-  for (let i = 0; i < 300; i++) {
-    if (web.exitCode !== null) throw new Error("the web server exited");
-    if (
-      await fetch(`${APP_URL}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    await sleep(100);
-  }
+  await waitHealthy(web, APP_URL);
   log(`web ${web.pid} and ${WORKERS} workers up`);
 
   // 4. Orders → paid.

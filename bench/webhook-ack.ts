@@ -22,6 +22,7 @@ import { PrismaClient } from "@prisma/client";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { startEmbeddedPostgres } from "../app/db/embedded.server";
 import { freshSchema } from "../test/helpers/pg";
+import { waitHealthy } from "./common";
 
 const { values } = parseArgs({
   options: {
@@ -156,19 +157,6 @@ if (values.db === "postgres") {
   await close();
 }
 
-async function waitHealthy(child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error("the server exited");
-    try {
-      if ((await fetch(`${base}/healthz`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("the server did not become healthy");
-}
-
 /** The event key the app stores for each request sent (source:key), to check afterwards. */
 function shopifyRequest(i: number): [string, RequestInit, string] {
   const eventId = randomUUID();
@@ -258,7 +246,7 @@ let worker = values.db === "postgres" && withWorker ? start("build/worker.js") :
 const acked: string[] = [];
 let report: Record<string, unknown> = {};
 try {
-  await waitHealthy(server);
+  await waitHealthy(server, base, 20_000);
   // Warm up the routes and the database.
   for (let i = 0; i < 20; i++) {
     const [url, init, key] = i % 2 ? svcRequest(-i) : shopifyRequest(-i);

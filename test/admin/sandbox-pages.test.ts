@@ -281,37 +281,24 @@ describe("products", () => {
     ]);
 
     // A backup must be a variant of the product named, not the first supplier, at most 3.
-    const wrong = await post(routes.productsAction, "/app/products", {
-      intent: "add-backup",
-      variantId: "9101",
-      pid: product.pid,
-      vid: other.variants[0]!.vid,
-    });
+    const addBackup = (pid: string, vid: string) =>
+      post(routes.productsAction, "/app/products", {
+        intent: "add-backup",
+        variantId: "9101",
+        pid,
+        vid,
+      });
+    const wrong = await addBackup(product.pid, other.variants[0]!.vid);
     expect(wrong).toMatchObject({
       ok: false,
       errors: { vid: "Not a variant of that catalog product" },
     });
-    const same = await post(routes.productsAction, "/app/products", {
-      intent: "add-backup",
-      variantId: "9101",
-      pid: product.pid,
-      vid: a!.vid,
-    });
+    const same = await addBackup(product.pid, a!.vid);
     expect(same).toMatchObject({ ok: false });
     expect(await prisma.backupSupplier.count()).toBe(0);
-    const added = await post(routes.productsAction, "/app/products", {
-      intent: "add-backup",
-      variantId: "9101",
-      pid: other.pid,
-      vid: other.variants[0]!.vid,
-    });
+    const added = await addBackup(other.pid, other.variants[0]!.vid);
     expect(added).toMatchObject({ ok: true, message: "Backup supplier 2 added" });
-    const twice = await post(routes.productsAction, "/app/products", {
-      intent: "add-backup",
-      variantId: "9101",
-      pid: other.pid,
-      vid: other.variants[0]!.vid,
-    });
+    const twice = await addBackup(other.pid, other.variants[0]!.vid);
     expect(twice).toMatchObject({
       ok: false,
       errors: { form: "This catalog variant is a backup already" },
