@@ -57,10 +57,25 @@ export async function productionDeps(prisma: PrismaClient): Promise<FulfilmentDe
     import("../svc/client.server"),
     import("../shop/index.server"),
   ]);
+  // One job's deps: a client or gateway asked for twice in the job is read from the database once.
   return {
     prisma,
-    svcFor: (accountId) => svcClientForAccount(accountId, { prisma }),
-    shopFor: (shop) => shopGatewayFor(shop),
+    svcFor: memo((accountId) => svcClientForAccount(accountId, { prisma })),
+    shopFor: memo((shop) => shopGatewayFor(shop)),
     clock: { now: () => Date.now() },
+  };
+}
+
+/** `make` once per key; a refusal is not kept (the next ask tries again). */
+export function memo<T>(make: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const made = new Map<string, Promise<T>>();
+  return (key) => {
+    let p = made.get(key);
+    if (!p) {
+      p = make(key);
+      made.set(key, p);
+      p.catch(() => made.delete(key));
+    }
+    return p;
   };
 }

@@ -189,7 +189,9 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
   if (!placeable) return { outcome: "skipped", why: `state ${order.state}` };
   const now = deps.clock.now();
   const settings = await getSettings(db, order.shopDomain);
-  const released = await releasedByMerchant(db, order.id);
+  // Asked only when a hold could apply (one query fewer for most orders).
+  let releasedMemo: Promise<boolean> | undefined;
+  const released = () => (releasedMemo ??= releasedByMerchant(db, order.id));
 
   if (settings.paused) {
     await hold(
@@ -213,7 +215,7 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     );
     return { outcome: "held", reason: "no_account" };
   }
-  if (order.placeAfter && order.placeAfter.getTime() > now && !released) {
+  if (order.placeAfter && order.placeAfter.getTime() > now && !(await released())) {
     await hold(
       db,
       order,
@@ -251,8 +253,8 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
   }
   if (
     settings.holdRiskyOrders &&
-    !released &&
-    (shopOrder.riskRecommendation === "CANCEL" || shopOrder.riskRecommendation === "INVESTIGATE")
+    (shopOrder.riskRecommendation === "CANCEL" || shopOrder.riskRecommendation === "INVESTIGATE") &&
+    !(await released())
   ) {
     await hold(
       db,

@@ -89,6 +89,19 @@ export interface SvcEventInput {
 }
 
 /**
+ * Why a service ORDER/ORDERSPLIT/LOGISTIC event gives onSvcEvent nothing to do, or null when it
+ * may: no order id in it, or an ORDER update other than ORDER_CONNNECTED that tells no parcel
+ * news (creation, payment). The intake stores such an event marked ignored and runs no job for
+ * it: about two of the four events an order brings.
+ */
+export function svcEventIdle(ev: { type: string; messageType?: string; params: unknown }) {
+  if (idsFromParams(ev.params).length === 0) return "no order id in the event";
+  if (ev.type === "ORDER" && ev.messageType !== "ORDER_CONNNECTED" && !mentionsShipping(ev.params))
+    return "no tracking in the event";
+  return null;
+}
+
+/**
  * Handles a service event: ORDER_CONNNECTED gives a store-flow order its id; anything else
  * schedules a track job for each shop order the event names.
  */

@@ -7,9 +7,13 @@
  *   orderNumber, a shipment's service order id, `storeOrderNumbers`); none → stored ignored;
  * - PRODUCT, VARIANT, STOCK: to every shop of the service account;
  * - any other type: stored ignored (nothing would ever run its job).
+ *
+ * An ORDER/ORDERSPLIT/LOGISTIC event without an order id, and an ORDER update that tells no
+ * parcel news (creation, payment: `svcEventIdle`), is stored ignored too: its job would do
+ * nothing.
  */
 import type { PrismaClient } from "@prisma/client";
-import { idsFromParams } from "../fulfilment/track.server";
+import { idsFromParams, svcEventIdle } from "../fulfilment/track.server";
 
 /** The event types a handler exists for (test/webhooks/svc-intake.test.ts holds it to that). */
 export const KNOWN_SVC_TYPES = ["ORDER", "ORDERSPLIT", "LOGISTIC", "PRODUCT", "VARIANT", "STOCK"];
@@ -29,19 +33,29 @@ export interface RouteTarget {
 export async function routeSvcEvent(
   db: PrismaClient,
   accounts: SvcAccountRef[],
-  event: { type: string; params: unknown },
+  event: { type: string; messageType?: string; params: unknown },
 ): Promise<RouteTarget[]> {
   const first = accounts[0]!;
   if (!KNOWN_SVC_TYPES.includes(event.type)) {
     return [{ account: first, ignoredReason: `unknown event type ${event.type}` }];
   }
-  if (accounts.length === 1) return [{ account: first }];
   if (!ORDER_TYPES.has(event.type)) return accounts.map((account) => ({ account }));
-
   const ids = idsFromParams(event.params);
   if (ids.length === 0) {
-    return [{ account: first, ignoredReason: "no order id to tell which shop it belongs to" }];
+    return [
+      {
+        account: first,
+        ignoredReason:
+          accounts.length === 1
+            ? "no order id in the event"
+            : "no order id to tell which shop it belongs to",
+      },
+    ];
   }
+  // Creation and payment updates: nothing to fetch or write, so no job (onSvcEvent agrees).
+  const idle = svcEventIdle(event);
+  if (idle) return [{ account: first, ignoredReason: idle }];
+  if (accounts.length === 1) return [{ account: first }];
   const shops = accounts.map((a) => a.shopDomain);
   const [orders, shipments] = await Promise.all([
     db.shopOrder.findMany({

@@ -190,10 +190,39 @@ describe("order events on a shared secret go to the shop that owns the order", (
 
   it("a lone account takes its order events even for an order it does not know yet", async () => {
     expect((await send(SOLO, event("s-1", "ORDER", { orderId: "SO-UNSEEN" }))).status).toBe(200);
-    expect((await send(SOLO, event("s-2", "ORDER", {}))).status).toBe(200);
     expect(await stored()).toEqual([
       { shop: S, key: "acct-s:s-1", topic: "ORDER", ignored: null, job: true },
-      { shop: S, key: "acct-s:s-2", topic: "ORDER", ignored: null, job: true },
+    ]);
+  });
+
+  it("an order event the pipeline would do nothing with is stored ignored, with no job", async () => {
+    const sent = [
+      event("s-2", "ORDER", {}),
+      event("s-3", "ORDER", { orderId: "SO-1", orderStatus: "UNPAID" }),
+      event("s-4", "ORDER", { orderId: "SO-1", orderStatus: "PAID" }),
+      event("s-5", "LOGISTIC", {}),
+      // News: a tracking number, a shipped status, a connected store order, a parcel update.
+      event("s-6", "ORDER", { orderId: "SO-1", orderStatus: "PAID", trackNumber: "TN1" }),
+      event("s-7", "ORDER", { orderId: "SO-1", orderStatus: "SHIPPED" }),
+      {
+        ...event("s-8", "ORDER", { orderNumber: "1001", orderStatus: "UNSHIPPED" }),
+        messageType: "ORDER_CONNNECTED",
+      },
+      event("s-9", "LOGISTIC", { orderId: "SO-1" }),
+    ];
+    for (const body of sent) expect((await send(SOLO, body)).status).toBe(200);
+    const rows = (await stored())
+      .map((r) => [r.key, r.ignored, r.job])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(rows).toEqual([
+      ["acct-s:s-2", "no order id in the event", false],
+      ["acct-s:s-3", "no tracking in the event", false],
+      ["acct-s:s-4", "no tracking in the event", false],
+      ["acct-s:s-5", "no order id in the event", false],
+      ["acct-s:s-6", null, true],
+      ["acct-s:s-7", null, true],
+      ["acct-s:s-8", null, true],
+      ["acct-s:s-9", null, true],
     ]);
   });
 });
