@@ -129,11 +129,20 @@ async function placeOrders(o: { rate: number; perShop: number; duplicateRate?: n
         if (c > 0) shopWebhooksDuplicated++;
         // Shopify retries a webhook that is not answered 200 (up to 8 times over 4 hours).
         for (let attempt = 0; attempt < 8; attempt++) {
+          let why = "";
           const res = await shopSim
             .sendWebhook(shop.domain, "orders/paid", payload, { eventId })
-            .catch(() => null);
+            .catch((e: unknown) => {
+              why = String((e as { cause?: unknown }).cause ?? e);
+              return null;
+            });
           if (res?.status === 200) break;
           shopWebhooksRefused++;
+          if (shopWebhooksRefused <= 3 || shopWebhooksRefused % 500 === 0) {
+            console.error(
+              `[sims] webhook refused (${res?.status ?? why}), ${shopWebhooksRefused} so far`,
+            );
+          }
           await new Promise((r) => setTimeout(r, 1000 * 2 ** attempt));
         }
       }

@@ -22,6 +22,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { Agent, fetch as undiciFetch } from "undici";
 import { waitForLine } from "../test/helpers/child";
 import { percentile as pct, waitHealthy } from "./common";
 import { benchSchema } from "./harness-env";
@@ -119,10 +120,13 @@ try {
   });
   children.push(sims);
   const simUrls = JSON.parse(await waitForLine(sims, /^\{"control"/)) as Record<string, string>;
+  // No time limit: /orders answers once every webhook is in, Shopify's retries included.
+  const patient = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
   const control = async <T>(path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${simUrls.control}${path}`, {
+    const res = await undiciFetch(`${simUrls.control}${path}`, {
       method: body === undefined ? "GET" : "POST",
       body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: patient,
     });
     if (!res.ok) throw new Error(`sims ${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as T;
@@ -336,6 +340,7 @@ try {
     shopify_throttled: number;
     shopify_actual_cost: number;
     shop_webhooks_duplicated: number;
+    shop_webhooks_refused: number;
   }>("/stats");
   const orders = await prisma.shopOrder.findMany({
     select: {
@@ -417,6 +422,9 @@ try {
       workers_killed: killed.length,
       merchant_actions: merchant,
       shop_webhooks_duplicated: stats.shop_webhooks_duplicated,
+      // Deliveries the web did not answer 200 (retried as Shopify does, up to 8 times).
+      shop_webhooks_refused: stats.shop_webhooks_refused,
+      webhooks_sent_seconds: sent.seconds,
       lost: ORDERS - fulfilled,
       duplicate_orders: stats.duplicate_orders,
       double_payments: doublePayments,
