@@ -28,6 +28,8 @@ export interface RouteTarget {
   account: SvcAccountRef;
   /** Set when the event is stored without a job. */
   ignoredReason?: string;
+  /** Ignored as ordinary traffic (creation and payment updates): not worth a log line. */
+  routine?: boolean;
 }
 
 export async function routeSvcEvent(
@@ -54,7 +56,7 @@ export async function routeSvcEvent(
   }
   // Creation and payment updates: nothing to fetch or write, so no job (onSvcEvent agrees).
   const idle = svcEventIdle(event);
-  if (idle) return [{ account: first, ignoredReason: idle }];
+  if (idle) return [{ account: first, ignoredReason: idle, routine: true }];
   if (accounts.length === 1) return [{ account: first }];
   const shops = accounts.map((a) => a.shopDomain);
   const [orders, shipments] = await Promise.all([

@@ -122,7 +122,7 @@ export async function receiveSvcWebhook(request: Request, secret: string): Promi
       : await recordEvent(incoming);
     // Stryker disable next-line StringLiteral: message
     if (duplicate) logger.debug({ messageId: event.messageId }, "duplicate service webhook");
-    else if (t.ignoredReason) {
+    else if (t.ignoredReason && !t.routine) {
       logger.info(
         { svcAccountId: t.account.id, type: event.type, reason: t.ignoredReason },
         // Stryker disable next-line StringLiteral: message

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
-import { onSvcEvent, trackHinted } from "../../app/fulfilment/track.server";
+import { onSvcEvent, svcEventIdle, trackHinted } from "../../app/fulfilment/track.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 import { type PaidOrder, paidOrders, waitingTrackJobs } from "./track-helpers";
@@ -175,11 +175,29 @@ describe("which orders an event reaches", () => {
         fetches ? { orders: 1, scheduled: 1 } : { orders: 0, note: "no tracking in the event" },
       ]);
       expect(await hintJobs()).toHaveLength(fetches ? 1 : 0);
+      // The intake, which makes no job for an idle event, agrees with the handler.
+      const params = { orderId: o.svcOrderId, ...extra };
+      expect(svcEventIdle({ type: "ORDER", messageType: "UPDATE", params })).toBe(
+        fetches ? null : "no tracking in the event",
+      );
     }
     // A LOGISTIC event always is.
     expect(
       await event(h.shopDomain, "LOGISTIC", { orderId: o.svcOrderId, orderStatus: "UNSHIPPED" }),
     ).toEqual({ orders: 1, scheduled: 1 });
+    const quiet = { orderId: o.svcOrderId, orderStatus: "UNSHIPPED" };
+    expect(svcEventIdle({ type: "LOGISTIC", messageType: "UPDATE", params: quiet })).toBeNull();
+    expect(svcEventIdle({ type: "ORDERSPLIT", params: quiet })).toBeNull();
+    // ORDER_CONNNECTED gives a store-flow order its id: never idle.
+    expect(
+      svcEventIdle({ type: "ORDER", messageType: "ORDER_CONNNECTED", params: quiet }),
+    ).toBeNull();
+    expect(svcEventIdle({ type: "ORDER", messageType: "UPDATE", params: quiet })).toBe(
+      "no tracking in the event",
+    );
+    for (const type of ["ORDER", "LOGISTIC", "ORDERSPLIT"]) {
+      expect(svcEventIdle({ type, params: { trackNumber: "T" } })).toBe("no order id in the event");
+    }
   });
 
   it("an order being paid gets a pay run; one not yet paid gets nothing", async () => {

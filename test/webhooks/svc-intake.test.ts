@@ -474,6 +474,20 @@ describe("what the service webhook takes, at the edges", () => {
         { messageId: "log-1" },
         { messageId: "log-2" },
       ]);
+      // An order's creation or payment update is ordinary traffic: stored ignored, not logged.
+      const paid = {
+        ...logistic("ord-1"),
+        type: "ORDER",
+        params: { orderId: "SO-1", orderStatus: "PAID" },
+      };
+      await send(paid);
+      expect(info).toHaveBeenCalledTimes(1);
+      expect(
+        await prisma.webhookEvent.findFirst({
+          where: { eventKey: { endsWith: ":ord-1" } },
+          select: { ignoredReason: true, jobId: true },
+        }),
+      ).toEqual({ ignoredReason: "no tracking in the event", jobId: null });
     } finally {
       info.mockRestore();
       debug.mockRestore();
