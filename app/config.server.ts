@@ -43,6 +43,12 @@ const base = z.object({
   /** Longer than the load balancer's idle timeout (60 s on most), so it closes first. */
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
+  /**
+   * Requests in progress at once; past it a request is answered 503 with Retry-After at once
+   * (the health and readiness probes excepted), so that a flood of webhooks costs a short
+   * answer each instead of memory and time-outs. Shopify and the service retry a 503.
+   */
+  HTTP_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(256),
   /** The whole request, body included, must arrive within this (408 otherwise). */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /**

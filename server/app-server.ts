@@ -50,7 +50,15 @@ export interface AppServerOptions {
   requestTimeoutMs?: number;
   /** How often node checks the two timeouts above (default 5 s). */
   timeoutCheckIntervalMs?: number;
+  /**
+   * Requests in progress at once (default: no limit); past it, 503 with Retry-After at once.
+   * The probes (/healthz, /readyz) and /metrics are always answered.
+   */
+  maxInFlight?: number;
 }
+
+/** Answered whatever the load: a probe must tell how the process is, not how busy it is. */
+const NEVER_SHED = new Set(["/healthz", "/readyz", "/metrics"]);
 
 export interface AppServer {
   server: Server;
@@ -68,6 +76,8 @@ export function createAppServer(build: ServerBuild, options: AppServerOptions): 
   const publicDir = resolve(options.publicDir ?? "public");
   const hops = options.trustProxy ?? 0;
   const limits = { ...DEFAULT_BODY_LIMITS, ...options.limits };
+  const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
+  let inFlight = 0;
   let closing: Promise<void> | undefined;
 
   const server = createServer({
@@ -105,13 +115,29 @@ export function createAppServer(build: ServerBuild, options: AppServerOptions): 
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
 
+    const pathname = (req.url ?? "/").split("?")[0]!;
+    if (!NEVER_SHED.has(pathname)) {
+      if (inFlight >= maxInFlight) {
+        // The socket stays open for the client's retry: node reads and drops the unread body.
+        const body = JSON.stringify({ error: "busy: try again shortly" });
+        res.writeHead(503, {
+          "Content-Type": "application/json",
+          "Content-Length": Buffer.byteLength(body),
+          "Retry-After": "1",
+        });
+        res.end(body);
+        return;
+      }
+      inFlight++;
+      res.once("close", () => inFlight--);
+    }
+
     runtime
       .withLogContext({ requestId }, async () => {
         if (await runtime.handleMetricsHttp(req, res)) {
           route = "/metrics";
           return;
         }
-        const pathname = (req.url ?? "/").split("?")[0]!;
         const limit = bodyLimitFor(pathname, limits);
         const refusal = checkDeclaredBody(req, limit);
         if (refusal) {

@@ -43,6 +43,7 @@ const app = createAppServer(build, {
   keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
   headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
   requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+  maxInFlight: config.HTTP_MAX_IN_FLIGHT,
 });
 
 // In-flight requests get a third of the shutdown time; the worker and database the rest.

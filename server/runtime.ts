@@ -24,6 +24,7 @@ export interface ServerConfig {
   TRUST_PROXY: number;
   HTTP_KEEP_ALIVE_TIMEOUT_MS: number;
   HTTP_HEADERS_TIMEOUT_MS: number;
+  HTTP_MAX_IN_FLIGHT: number;
   HTTP_REQUEST_TIMEOUT_MS: number;
   SHOPIFY_WEBHOOK_MAX_BYTES: number;
   SHUTDOWN_TIMEOUT_MS: number;
