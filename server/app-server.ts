@@ -17,6 +17,7 @@ import { resolve } from "node:path";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import {
   announcesBody,
+  answerError,
   type BodyLimits,
   bodyLimitFor,
   bodyWithin,
@@ -119,13 +120,7 @@ export function createAppServer(build: ServerBuild, options: AppServerOptions): 
     if (!NEVER_SHED.has(pathname)) {
       if (inFlight >= maxInFlight) {
         // The socket stays open for the client's retry: node reads and drops the unread body.
-        const body = JSON.stringify({ error: "busy: try again shortly" });
-        res.writeHead(503, {
-          "Content-Type": "application/json",
-          "Content-Length": Buffer.byteLength(body),
-          "Retry-After": "1",
-        });
-        res.end(body);
+        answerError(res, 503, "busy: try again shortly", { "Retry-After": "1" });
         return;
       }
       inFlight++;

@@ -84,14 +84,24 @@ export function checkDeclaredBody(req: IncomingMessage, limit: number): Refusal 
 export function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
   lingerThenClose(req);
   if (!res.headersSent && !res.destroyed) {
-    const body = JSON.stringify({ error: refusal.message });
-    res.writeHead(refusal.status, {
-      "Content-Type": "application/json",
-      "Content-Length": Buffer.byteLength(body),
-      Connection: "close",
-    });
-    res.end(body);
+    answerError(res, refusal.status, refusal.message, { Connection: "close" });
   }
+}
+
+/** `{"error": message}` as the whole answer. */
+export function answerError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify({ error: message });
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(body),
+    ...headers,
+  });
+  res.end(body);
 }
 
 /**

@@ -96,9 +96,14 @@ export interface SvcEventInput {
  */
 export function svcEventIdle(ev: { type: string; messageType?: string; params: unknown }) {
   if (idsFromParams(ev.params).length === 0) return "no order id in the event";
-  if (ev.type === "ORDER" && ev.messageType !== "ORDER_CONNNECTED" && !mentionsShipping(ev.params))
-    return "no tracking in the event";
-  return null;
+  return orderEventWithoutNews(ev) ? "no tracking in the event" : null;
+}
+
+/** An ORDER update other than ORDER_CONNNECTED that tells no parcel news (creation, payment). */
+export function orderEventWithoutNews(ev: { type: string; messageType?: string; params: unknown }) {
+  return (
+    ev.type === "ORDER" && ev.messageType !== "ORDER_CONNNECTED" && !mentionsShipping(ev.params)
+  );
 }
 
 /**

@@ -9,11 +9,11 @@
  * - any other type: stored ignored (nothing would ever run its job).
  *
  * An ORDER/ORDERSPLIT/LOGISTIC event without an order id, and an ORDER update that tells no
- * parcel news (creation, payment: `svcEventIdle`), is stored ignored too: its job would do
+ * parcel news (creation, payment: `orderEventWithoutNews`), is stored ignored too: its job would do
  * nothing.
  */
 import type { PrismaClient } from "@prisma/client";
-import { idsFromParams, svcEventIdle } from "../fulfilment/track.server";
+import { idsFromParams, orderEventWithoutNews } from "../fulfilment/track.server";
 
 /** The event types a handler exists for (test/webhooks/svc-intake.test.ts holds it to that). */
 export const KNOWN_SVC_TYPES = ["ORDER", "ORDERSPLIT", "LOGISTIC", "PRODUCT", "VARIANT", "STOCK"];
@@ -54,9 +54,10 @@ export async function routeSvcEvent(
       },
     ];
   }
-  // Creation and payment updates: nothing to fetch or write, so no job (onSvcEvent agrees).
-  const idle = svcEventIdle(event);
-  if (idle) return [{ account: first, ignoredReason: idle, routine: true }];
+  // Creation and payment updates: nothing to fetch or write, so no job (svcEventIdle agrees).
+  if (orderEventWithoutNews(event)) {
+    return [{ account: first, ignoredReason: "no tracking in the event", routine: true }];
+  }
   if (accounts.length === 1) return [{ account: first }];
   const shops = accounts.map((a) => a.shopDomain);
   const [orders, shipments] = await Promise.all([

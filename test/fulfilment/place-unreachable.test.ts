@@ -9,6 +9,7 @@ import { holdUnreachable } from "../../app/fulfilment/place.server";
 import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
+import { NO_TOKENS } from "../../app/svc/tokens.server";
 
 let h: Harness;
 beforeAll(async () => {
@@ -58,13 +59,7 @@ describe("the service unreachable while placing", () => {
     // A getAccessToken whose reply was lost a minute ago: no token, and none may be asked yet.
     await prisma.svcAccount.update({
       where: { id: h.accountId },
-      data: {
-        accessTokenEnc: null,
-        accessTokenExpiresAt: null,
-        refreshTokenEnc: null,
-        refreshTokenExpiresAt: null,
-        lastTokenRequestAt: new Date(h.svc.clock.now() - 60_000),
-      },
+      data: { ...NO_TOKENS, lastTokenRequestAt: new Date(h.svc.clock.now() - 60_000) },
     });
     const tokenCalls = opCalls(h, "getAccessToken");
     const placed = await h.order([{ product: p, quantity: 1 }]);
