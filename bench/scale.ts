@@ -20,7 +20,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Agent, fetch as undiciFetch } from "undici";
 import { waitForLine } from "../test/helpers/child";
@@ -98,6 +98,35 @@ function usage(pid: number): { cpuMs: number; rssPeakMb: number } {
   const ticks = Number(fields[11]) + Number(fields[12]);
   const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return { cpuMs: ticks * 10, rssPeakMb: Math.round(Number(hwm?.[1] ?? 0) / 1024) };
+}
+
+/**
+ * CPU milliseconds of PostgreSQL on this machine: every live `postgres` process plus what the
+ * postmaster has reaped from backends that ended (their time is added to its children's fields).
+ */
+function postgresCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!stat.includes("(postgres)")) continue;
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(f[11]) + Number(f[12]);
+      if (f[1] === "1" || !readFileSync(`/proc/${f[1]}/stat`, "utf8").includes("(postgres)"))
+        ticks += Number(f[13]) + Number(f[14]);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return ticks * 10;
+}
+
+/** CPU milliseconds the whole machine spent (all cores, not idle), from /proc/stat. */
+function machineCpuMs(): number {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1);
+  const n = f.map(Number);
+  return (n.reduce((a, b) => a + b, 0) - n[3]! - n[4]!) * 10;
 }
 
 async function dbTransactions(): Promise<number> {
@@ -239,6 +268,7 @@ try {
     });
   }
   const txBefore = await dbTransactions();
+  const cpuBefore = { sims: usage(sims.pid!).cpuMs, pg: postgresCpuMs(), machine: machineCpuMs() };
   const started = Date.now();
   const sending = control<{ sent: number; seconds: number }>("/orders", {
     rate: RATE,
@@ -329,6 +359,8 @@ try {
   // 6. Measure, then stop.
   const procs = [web, ...workers];
   const use = procs.map((p) => ({ pid: p.pid!, ...usage(p.pid!) }));
+  const cpuAfter = { sims: usage(sims.pid!).cpuMs, pg: postgresCpuMs(), machine: machineCpuMs() };
+  const perOrder = (ms: number) => Math.round((ms / ORDERS) * 100) / 100;
   const txAfter = await dbTransactions();
   const stats = await control<{
     svc_calls_by_op: Record<string, number>;
@@ -413,6 +445,10 @@ try {
       p99_logistics_webhook_to_fulfilment_ms: pct(toFulfil, 99),
       cpu_ms_per_order_web: Math.round((use[0]!.cpuMs / ORDERS) * 100) / 100,
       cpu_ms_per_order_workers: Math.round((cpu(use.slice(1)) / ORDERS) * 100) / 100,
+      // From the first order sent to the last fulfilment (web and workers count their whole life).
+      cpu_ms_per_order_simulators: perOrder(cpuAfter.sims - cpuBefore.sims),
+      cpu_ms_per_order_postgres: perOrder(cpuAfter.pg - cpuBefore.pg),
+      cpu_ms_per_order_machine: perOrder(cpuAfter.machine - cpuBefore.machine),
       rss_mb_by_process: Object.fromEntries(
         use.map((u, i) => [i === 0 ? "web" : `worker_${i}`, u.rssPeakMb]),
       ),
