@@ -30,17 +30,24 @@ export type BulkStart =
   | { ok: true; runId: string; message: string }
   | { ok: false; errors: Record<string, string> };
 
-/** Starts a run (or finds the one this form already started). Changes nothing if refused. */
+/** A run's request: the orders list's form, or the same fields from an extension. */
+export type BulkInput = FormData | { intent: string; clientKey: string; orderIds: string[] };
+
+/** Starts a run (or finds the one this key already started). Changes nothing if refused. */
 export async function startBulkRun(
   db: PrismaClient,
   shop: string,
-  form: FormData,
+  input: BulkInput,
 ): Promise<BulkStart> {
-  const parsed = bulkForm.safeParse({
-    intent: form.get("intent"),
-    clientKey: form.get("clientKey"),
-    orderId: form.getAll("orderId").map(String),
-  });
+  const parsed = bulkForm.safeParse(
+    input instanceof FormData
+      ? {
+          intent: input.get("intent"),
+          clientKey: input.get("clientKey"),
+          orderId: input.getAll("orderId").map(String),
+        }
+      : { intent: input.intent, clientKey: input.clientKey, orderId: input.orderIds },
+  );
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return { ok: false, errors: { form: issue.message } };
@@ -55,23 +62,39 @@ export async function startBulkRun(
     return { ok: false, errors: { form: "Some selected orders are not this shop's. Reload." } };
   }
   const label = BULK_LABELS[intent];
-  const existing = await db.bulkRun.findUnique({
-    where: { shopDomain_clientKey: { shopDomain: shop, clientKey } },
+  const findExisting = () =>
+    db.bulkRun.findUnique({ where: { shopDomain_clientKey: { shopDomain: shop, clientKey } } });
+  const already = (id: string): BulkStart => ({
+    ok: true,
+    runId: id,
+    message: `${label} is already running.`,
   });
-  if (existing) return { ok: true, runId: existing.id, message: `${label} is already running.` };
-  const run = await db.$transaction(async (tx) => {
-    const created = await tx.bulkRun.create({
-      data: { shopDomain: shop, intent, clientKey, orderIds: ids, total: ids.length },
+  const existing = await findExisting();
+  if (existing) return already(existing.id);
+  const run = await db
+    .$transaction(async (tx) => {
+      const created = await tx.bulkRun.create({
+        data: { shopDomain: shop, intent, clientKey, orderIds: ids, total: ids.length },
+      });
+      await enqueue(tx, {
+        kind: BULK_ORDERS_JOB,
+        payload: { runId: created.id },
+        shopDomain: shop,
+        idempotencyKey: `${BULK_ORDERS_JOB}:${created.id}`,
+        maxAttempts: 5,
+      });
+      return created;
+    })
+    .catch(async (error: unknown) => {
+      // The same key sent twice at once: the second create meets the unique key; the first won.
+      if ((error as { code?: string }).code !== "P2002") throw error;
+      return null;
     });
-    await enqueue(tx, {
-      kind: BULK_ORDERS_JOB,
-      payload: { runId: created.id },
-      shopDomain: shop,
-      idempotencyKey: `${BULK_ORDERS_JOB}:${created.id}`,
-      maxAttempts: 5,
-    });
-    return created;
-  });
+  if (!run) {
+    const winner = await findExisting();
+    if (!winner) throw new Error("bulk run: unique key met but no run found");
+    return already(winner.id);
+  }
   const n = ids.length;
   return {
     ok: true,
@@ -153,9 +176,18 @@ export interface BulkRunView {
 }
 
 /** The shop's latest run, for the page (results named by order). */
-export async function latestBulkRun(db: PrismaClient, shop: string): Promise<BulkRunView | null> {
+export function latestBulkRun(db: PrismaClient, shop: string): Promise<BulkRunView | null> {
+  return bulkRunView(db, shop, {});
+}
+
+/** The shop's run `id`, or its latest one: never another shop's. */
+export async function bulkRunView(
+  db: PrismaClient,
+  shop: string,
+  which: { id?: string },
+): Promise<BulkRunView | null> {
   const run = await db.bulkRun.findFirst({
-    where: { shopDomain: shop },
+    where: { shopDomain: shop, ...(which.id ? { id: which.id } : {}) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
   });
   if (!run) return null;

@@ -13,6 +13,20 @@ export const ORDER_STATES = [
 ] as const;
 export type OrderStateName = (typeof ORDER_STATES)[number];
 
+/** The states as the merchant reads them. */
+export const STATE_LABELS: Record<string, string> = {
+  RECEIVED: "Received",
+  HELD: "Held",
+  CREATED: "Placed",
+  PAYING: "Paying",
+  PAID: "Paid",
+  SHIPPED: "Shipped",
+  FULFILLED: "Tracking sent",
+  DELIVERED: "Delivered",
+  FAILED: "Failed",
+  CANCELLED: "Cancelled",
+};
+
 /** States that need the merchant. */
 export const PROBLEM_STATES: OrderStateName[] = ["HELD", "FAILED"];
 

@@ -1,4 +1,7 @@
 import { Badge } from "@shopify/polaris";
+import { STATE_LABELS } from "../admin/order-states";
+
+export { STATE_LABELS };
 
 type Tone = "success" | "info" | "attention" | "warning" | "critical" | "new" | undefined;
 
@@ -13,19 +16,6 @@ const TONES: Record<string, Tone> = {
   DELIVERED: "success",
   FAILED: "critical",
   CANCELLED: undefined,
-};
-
-export const STATE_LABELS: Record<string, string> = {
-  RECEIVED: "Received",
-  HELD: "Held",
-  CREATED: "Placed",
-  PAYING: "Paying",
-  PAID: "Paid",
-  SHIPPED: "Shipped",
-  FULFILLED: "Tracking sent",
-  DELIVERED: "Delivered",
-  FAILED: "Failed",
-  CANCELLED: "Cancelled",
 };
 
 export function StateBadge({ state }: { state: string }) {

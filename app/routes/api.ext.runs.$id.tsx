@@ -1,0 +1,11 @@
+/** An action started from an extension: its progress and each order's result (this shop's). */
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { extensionRun } from "../admin/extension-api.server";
+import { extensionJson, extensionRequest } from "../admin/extension-auth.server";
+import { prisma } from "../db.server";
+
+export const loader = async ({ request, params }: LoaderFunctionArgs) => {
+  const { shop, cors } = await extensionRequest(request);
+  const run = await extensionRun(prisma, shop, params.id ?? "");
+  return cors(run ? extensionJson({ run }) : extensionJson({ error: "No such action." }, 404));
+};

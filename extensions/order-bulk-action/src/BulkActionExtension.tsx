@@ -1,0 +1,137 @@
+/**
+ * "Send, retry or hold" on the selected orders of Shopify's order list: counts what the
+ * selection holds, runs the chosen action on the orders it fits, and lists each order's result.
+ */
+import "@shopify/ui-extensions/preact";
+import type { Api } from "@shopify/ui-extensions/admin.order-index.selection-action.render";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import {
+  AppError,
+  type ExtensionIntent,
+  type ExtensionOrder,
+  type ExtensionRun,
+  type HandledOrder,
+  loadOrders,
+  newKey,
+  startAction,
+  waitForRun,
+} from "../../shared/api";
+
+const shopify = () => (globalThis as unknown as { shopify: Api }).shopify;
+
+export default async () => {
+  render(<BulkAction />, document.body);
+};
+
+const CHOICES: Array<{ intent: ExtensionIntent; label: string; fits: string }> = [
+  { intent: "release", label: "Send held", fits: "held" },
+  { intent: "retry", label: "Retry failed", fits: "failed or with a problem" },
+  { intent: "hold", label: "Hold", fits: "not yet paid" },
+];
+
+function BulkAction() {
+  const ids = shopify().data.selected.map((s) => s.id);
+  const [orders, setOrders] = useState<ExtensionOrder[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [run, setRun] = useState<ExtensionRun | null>(null);
+
+  useEffect(() => {
+    loadOrders(ids).then(setOrders, (e: unknown) =>
+      setError(e instanceof AppError ? e.message : String(e)),
+    );
+    // The selection is fixed while the modal is open.
+  }, []);
+
+  const handled = (orders ?? []).filter((o): o is HandledOrder => o.handled);
+  const fitting = (intent: ExtensionIntent) => handled.filter((o) => o.actions.includes(intent));
+
+  const act = async (intent: ExtensionIntent) => {
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const started = await startAction(
+        intent,
+        fitting(intent).map((o) => o.id),
+        newKey(),
+      );
+      setRun(await waitForRun(started.runId));
+    } catch (e) {
+      setError(e instanceof AppError ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const close = (
+    <s-button slot="secondary-actions" onClick={() => shopify().close()}>
+      {run ? "Done" : "Cancel"}
+    </s-button>
+  );
+  if (!orders && !error) {
+    return (
+      <s-admin-action heading="Dropship Autopilot" loading>
+        <s-spinner accessibilityLabel="Loading the orders from the app" />
+        {close}
+      </s-admin-action>
+    );
+  }
+  const notHandled = (orders ?? []).length - handled.length;
+  return (
+    <s-admin-action heading={`${ids.length} order${ids.length === 1 ? "" : "s"} selected`}>
+      <s-stack gap="base">
+        {error ? (
+          <s-banner tone="critical" heading="The app could not do this">
+            {error}
+          </s-banner>
+        ) : null}
+        {run ? (
+          <>
+            <s-banner tone={run.failed ? "warning" : "success"}>
+              {`${run.label}: ${run.done - run.failed} done, ${run.failed} not done${run.finished ? "" : ", still running"}.`}
+            </s-banner>
+            <s-unordered-list>
+              {run.results.map((r) => (
+                <s-list-item key={r.orderId}>{`${r.name}: ${r.message}`}</s-list-item>
+              ))}
+            </s-unordered-list>
+          </>
+        ) : orders ? (
+          <>
+            <s-unordered-list>
+              {CHOICES.map((c) => (
+                <s-list-item key={c.intent}>{`${fitting(c.intent).length} ${c.fits}`}</s-list-item>
+              ))}
+              {notHandled ? (
+                <s-list-item>{`${notHandled} not handled by the app (left alone)`}</s-list-item>
+              ) : null}
+            </s-unordered-list>
+            <s-paragraph>
+              Each action runs only on the orders it fits; the others are left as they are.
+            </s-paragraph>
+          </>
+        ) : null}
+      </s-stack>
+      {!run && orders
+        ? CHOICES.map((c, i) => {
+            const n = fitting(c.intent).length;
+            return (
+              <s-button
+                key={c.intent}
+                slot={i === 0 ? "primary-action" : "secondary-actions"}
+                variant={i === 0 ? "primary" : undefined}
+                disabled={busy || n === 0}
+                loading={busy}
+                onClick={() => void act(c.intent)}
+              >
+                {`${c.label} (${n})`}
+              </s-button>
+            );
+          })
+        : null}
+      {close}
+    </s-admin-action>
+  );
+}

@@ -1,0 +1,96 @@
+/**
+ * The app's backend as the extensions call it. In Shopify's admin, `fetch` resolves a relative
+ * address against the app's `application_url` and adds the session token (`Authorization:
+ * Bearer …`) itself, so nothing here handles a token.
+ */
+import type {
+  ExtensionIntent,
+  ExtensionOrder,
+  ExtensionRun,
+} from "../../app/admin/extension-types";
+
+export type { ExtensionIntent, ExtensionOrder, ExtensionRun };
+export { STATE_LABELS } from "../../app/admin/order-states";
+export type HandledOrder = Extract<ExtensionOrder, { handled: true }>;
+
+/** What the merchant reads when the app cannot be reached or refuses. */
+export class AppError extends Error {}
+
+const UNREACHABLE = "The app could not be reached. Check your connection and try again.";
+
+async function call<T>(path: string, init?: RequestInit): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, init);
+  } catch {
+    throw new AppError(UNREACHABLE);
+  }
+  const body = (await res.json().catch(() => null)) as ({ error?: string } & T) | null;
+  if (res.status === 401) throw new AppError("Your session expired. Reload the page.");
+  if (!res.ok || body === null) {
+    throw new AppError(res.status >= 500 || !body?.error ? UNREACHABLE : body.error);
+  }
+  return body;
+}
+
+export async function loadOrders(ids: string[]): Promise<ExtensionOrder[]> {
+  const query = ids.map((id) => `id=${encodeURIComponent(id)}`).join("&");
+  return (await call<{ orders: ExtensionOrder[] }>(`/api/ext/orders?${query}`)).orders;
+}
+
+/** One request key per merchant click: the backend acts once for a key, however often sent. */
+export function newKey(): string {
+  return crypto.randomUUID();
+}
+
+export async function startAction(
+  intent: ExtensionIntent,
+  ids: string[],
+  key: string,
+): Promise<{ runId: string; message: string; unknown: string[] }> {
+  return call(`/api/ext/orders`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ intent, ids, key }),
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits for a started action to finish (the app's worker runs it), up to about a minute. */
+export async function waitForRun(runId: string, everyMs = 1000): Promise<ExtensionRun> {
+  for (let i = 0; ; i++) {
+    const { run } = await call<{ run: ExtensionRun }>(`/api/ext/runs/${encodeURIComponent(runId)}`);
+    if (run.finished || i >= 60) return run;
+    await sleep(everyMs);
+  }
+}
+
+/** Sends an order on: a held order is released, a failed one retried. */
+export function sendIntent(o: HandledOrder): ExtensionIntent | null {
+  if (o.actions.includes("release")) return "release";
+  if (o.actions.includes("retry")) return "retry";
+  return null;
+}
+
+export type Tone = "info" | "success" | "warning" | "critical" | "neutral";
+
+export const STATE_TONES: Record<string, Tone> = {
+  RECEIVED: "info",
+  HELD: "warning",
+  CREATED: "info",
+  PAYING: "info",
+  PAID: "success",
+  SHIPPED: "success",
+  FULFILLED: "success",
+  DELIVERED: "success",
+  FAILED: "critical",
+  CANCELLED: "neutral",
+};
+
+/** "12.5" USD → "$12.50 USD" (the service's cost is in USD). */
+export function money(m: { amount: string; currency: string }): string {
+  const n = Number(m.amount);
+  if (!Number.isFinite(n)) return `${m.amount} ${m.currency}`;
+  return `${m.currency === "USD" ? "$" : ""}${n.toFixed(2)} ${m.currency}`;
+}
