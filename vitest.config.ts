@@ -13,6 +13,9 @@ export default defineConfig({
     globalSetup: ["test/global-setup.ts"],
     // Each test file gets its own database (see test/setup-db.ts).
     setupFiles: ["test/setup-db.ts"],
+    // Shopify's extension tester imports the extension's module itself: through Vite, so that
+    // its TypeScript and JSX are compiled as the app's are.
+    server: { deps: { inline: ["@shopify/ui-extensions-tester"] } },
     pool: "forks",
     maxWorkers: 2,
     testTimeout: 30_000,

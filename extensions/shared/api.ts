@@ -73,6 +73,16 @@ export function sendIntent(o: HandledOrder): ExtensionIntent | null {
   return null;
 }
 
+/** The one action the order block offers: the one that fits the order's state, if any. */
+export function blockAction(o: HandledOrder): { intent: ExtensionIntent; label: string } | null {
+  const has = (i: ExtensionIntent) => o.actions.includes(i);
+  if (o.state === "FAILED" || o.problem)
+    return has("retry") ? { intent: "retry", label: "Retry" } : null;
+  if (has("pay-now")) return { intent: "pay-now", label: "Pay now" };
+  if (o.state === "HELD" && has("release")) return { intent: "release", label: "Release" };
+  return null;
+}
+
 export type Tone = "info" | "success" | "warning" | "critical" | "neutral";
 
 export const STATE_TONES: Record<string, Tone> = {

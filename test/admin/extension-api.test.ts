@@ -7,24 +7,15 @@
 import { Session } from "@shopify/shopify-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config } from "../../app/config.server";
-import * as ordersRoute from "../../app/routes/api.ext.orders";
-import * as runsRoute from "../../app/routes/api.ext.runs.$id";
 import { sessionStorage } from "../../app/shopify.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
-import { serveRoutes } from "../helpers/app-server";
+import { ADMIN_ORIGIN, BROWSER_UA, serveExtensionBackend } from "../helpers/extension-backend";
 
 const SHOP_A = "ext-a.myshopify.com";
 const SHOP_B = "ext-b.myshopify.com";
-const ORIGIN = "https://extensions.shopifycdn.com";
-const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130";
 
 let h: Harness;
-let app: Awaited<ReturnType<typeof serveRoutes>>;
-
-const both =
-  (m: { loader?: unknown; action?: unknown }) =>
-  (args: { request: Request; params: Record<string, string | undefined>; context: unknown }) =>
-    (args.request.method === "GET" ? m.loader : m.action) as (a: typeof args) => unknown;
+let app: Awaited<ReturnType<typeof serveExtensionBackend>>;
 
 beforeAll(async () => {
   h = await startHarness({ shopDomain: SHOP_A, balance: "500.00" });
@@ -39,10 +30,7 @@ beforeAll(async () => {
       scope: config.SCOPES,
     }),
   );
-  app = await serveRoutes({
-    "/api/ext/orders": (args) => both(ordersRoute)(args)(args),
-    "/api/ext/runs/:id": (args) => both(runsRoute)(args)(args),
-  });
+  app = await serveExtensionBackend();
 });
 afterAll(async () => {
   await app?.close();
@@ -52,8 +40,8 @@ afterAll(async () => {
 /** A request as the admin sends it from an extension: its origin, a browser, the token. */
 function ext(path: string, token: string | null, init: RequestInit = {}) {
   const headers = new Headers(init.headers);
-  headers.set("Origin", ORIGIN);
-  headers.set("User-Agent", BROWSER);
+  headers.set("Origin", ADMIN_ORIGIN);
+  headers.set("User-Agent", BROWSER_UA);
   if (token) headers.set("Authorization", `Bearer ${token}`);
   return fetch(`${app.url}${path}`, { ...init, headers });
 }

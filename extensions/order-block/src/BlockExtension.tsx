@@ -8,6 +8,7 @@ import { render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import {
   AppError,
+  blockAction,
   type ExtensionIntent,
   type ExtensionOrder,
   loadOrders,
@@ -22,13 +23,6 @@ const shopify = () => (globalThis as unknown as { shopify: Api }).shopify;
 export default async () => {
   render(<OrderBlock />, document.body);
 };
-
-/** The one action the block offers: the first that fits, in this order. */
-const BLOCK_ACTIONS: Array<{ intent: ExtensionIntent; label: string }> = [
-  { intent: "retry", label: "Retry" },
-  { intent: "pay-now", label: "Pay now" },
-  { intent: "release", label: "Release" },
-];
 
 type Load =
   | { status: "loading" }
@@ -105,7 +99,7 @@ function OrderBlock() {
       </s-admin-block>
     );
   }
-  const action = BLOCK_ACTIONS.find((a) => order.actions.includes(a.intent));
+  const action = blockAction(order);
   return (
     <s-admin-block heading="Dropship Autopilot" collapsedSummary={order.summary}>
       <s-stack gap="base">

@@ -36,6 +36,7 @@ function BulkAction() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [run, setRun] = useState<ExtensionRun | null>(null);
+  const [chosen, setChosen] = useState("");
 
   useEffect(() => {
     loadOrders(ids).then(setOrders, (e: unknown) =>
@@ -45,11 +46,16 @@ function BulkAction() {
   }, []);
 
   const handled = (orders ?? []).filter((o): o is HandledOrder => o.handled);
-  const fitting = (intent: ExtensionIntent) => handled.filter((o) => o.actions.includes(intent));
+  // A held order is sent (released); Retry is for failed orders and problems after payment.
+  const fitting = (intent: ExtensionIntent) =>
+    handled.filter(
+      (o) => o.actions.includes(intent) && !(intent === "retry" && o.state === "HELD"),
+    );
 
-  const act = async (intent: ExtensionIntent) => {
+  const act = async (intent: ExtensionIntent, label: string) => {
     if (busy) return;
     setBusy(true);
+    setChosen(label);
     setError(null);
     try {
       const started = await startAction(
@@ -90,7 +96,7 @@ function BulkAction() {
         {run ? (
           <>
             <s-banner tone={run.failed ? "warning" : "success"}>
-              {`${run.label}: ${run.done - run.failed} done, ${run.failed} not done${run.finished ? "" : ", still running"}.`}
+              {`${chosen}: ${run.done - run.failed} done, ${run.failed} not done${run.finished ? "" : ", still running"}.`}
             </s-banner>
             <s-unordered-list>
               {run.results.map((r) => (
@@ -124,7 +130,7 @@ function BulkAction() {
                 variant={i === 0 ? "primary" : undefined}
                 disabled={busy || n === 0}
                 loading={busy}
-                onClick={() => void act(c.intent)}
+                onClick={() => void act(c.intent, c.label)}
               >
                 {`${c.label} (${n})`}
               </s-button>

@@ -1,0 +1,127 @@
+/**
+ * The order block (extensions/order-block) rendered as Shopify's admin runs it, with the admin's
+ * `shopify` global from Shopify's own tester (@shopify/ui-extensions-tester) and the admin's
+ * fetch (relative address, session token) talking over HTTP to the real app backend, whose
+ * orders come from the pipeline on the simulators: held, failed, paid, shipped with tracking, an
+ * order the app does not handle, and the app unreachable.
+ */
+import { fireEvent } from "@testing-library/preact";
+import { getExtension } from "@shopify/ui-extensions-tester";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Harness, prisma, startHarness } from "../fulfilment/harness";
+import { installDom, waitForDom as waitFor } from "./dom";
+import { adminFetch, serveExtensionBackend, settleUntil } from "../helpers/extension-backend";
+import { bodyText as blockText, failedOrder, heldOrder, paidOrder, shippedOrder } from "./orders";
+
+const SHOP = "ext-block.myshopify.com";
+const realFetch = globalThis.fetch;
+const extension = getExtension("admin.order-details.block.render", {
+  configSearchDir: "extensions/order-block",
+});
+
+let h: Harness;
+let app: Awaited<ReturnType<typeof serveExtensionBackend>>;
+let removeDom: () => void;
+
+beforeAll(async () => {
+  h = await startHarness({ shopDomain: SHOP, balance: "500.00" });
+  app = await serveExtensionBackend();
+  removeDom = installDom();
+});
+afterAll(async () => {
+  removeDom?.();
+  await app?.close();
+  await h?.close();
+});
+beforeEach(() => {
+  extension.setUp();
+  extension.fetch = adminFetch(h, app.url, SHOP, realFetch);
+});
+afterEach(() => extension.tearDown());
+
+async function renderFor(gid: string, fetchImpl = adminFetch(h, app.url, SHOP, realFetch)) {
+  extension.shopify.data = { selected: [{ id: gid }] };
+  extension.fetch = fetchImpl;
+  await extension.render();
+}
+
+const block = () => document.body.querySelector("s-admin-block")!;
+
+describe("the order block", () => {
+  it("shows a loading state, then a held order's reason and Release", async () => {
+    const held = await heldOrder(h);
+    await renderFor(held.gid);
+    expect(block().querySelector("s-spinner")).not.toBeNull();
+    await waitFor(() => expect(blockText()).toContain("Held:"));
+    expect(block().querySelector("s-badge")!.textContent).toBe("Held");
+    expect(blockText()).toContain(held.row.reasonMessage!);
+    const button = block().querySelector("s-button")!;
+    expect(button.textContent).toBe("Release");
+    const link = block().querySelector("s-link")!;
+    expect(link.getAttribute("href")).toBe(`app:/app/orders/${held.row.id}`);
+  });
+
+  it("a failed order offers Retry, and Retry places and pays it", async () => {
+    const failed = await failedOrder(h);
+    await renderFor(failed.gid);
+    await waitFor(() => expect(blockText()).toContain("Failed:"));
+    expect(blockText()).toContain(failed.row.reasonMessage!);
+    expect(failed.row.reasonMessage).toMatch(/^The service refused the order/);
+    const retry = block().querySelector("s-button")!;
+    expect(retry.textContent).toBe("Retry");
+    fireEvent.click(retry);
+    await settleUntil(h, () =>
+      expect(block().querySelector("s-banner[tone=success]")).not.toBeNull(),
+    );
+    const run = await prisma.bulkRun.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
+    const result = (run.results as Record<string, { message: string }>)[failed.row.id]!;
+    expect(block().querySelector("s-banner[tone=success]")!.textContent).toBe(result.message);
+    expect(run.intent).toBe("retry");
+    await settleUntil(h, async () => expect((await h.row(failed.legacyId)).state).toBe("PAID"));
+  });
+
+  it("a paid order: supplier order, cost in USD, method; no action", async () => {
+    const paid = await paidOrder(h);
+    await renderFor(paid.gid);
+    await waitFor(() => expect(blockText()).toContain("Paid: the supplier is preparing it."));
+    expect(blockText()).toContain(`Supplier order ${paid.row.svcOrderId} · Paid, being prepared`);
+    expect(blockText()).toContain(`Cost $${Number(paid.row.amount).toFixed(2)} USD`);
+    expect(blockText()).toContain(paid.row.logisticName!);
+    expect(block().querySelector("s-button")).toBeNull();
+  });
+
+  it("a shipped order: its tracking number links to the carrier", async () => {
+    const shipped = await shippedOrder(h, "TRK-BLOCK-1");
+    await renderFor(shipped.gid);
+    await waitFor(() => expect(blockText()).toContain("Shipped: the tracking is on this order."));
+    const link = [...block().querySelectorAll("s-link")].find(
+      (l) => l.textContent === "TRK-BLOCK-1",
+    );
+    expect(link?.getAttribute("href")).toBe("https://track.svc.test/TRK-BLOCK-1");
+    expect(blockText()).toContain("In transit");
+  });
+
+  it("an order the app does not handle gets the empty state", async () => {
+    await renderFor("gid://shopify/Order/987654321");
+    await waitFor(() => expect(blockText()).toContain("The app does not handle this order"));
+    expect(
+      block().getAttribute("collapsedSummary") ?? block().getAttribute("collapsedsummary"),
+    ).toBe("Not handled by the app");
+  });
+
+  it("the app unreachable: a clear error and Try again", async () => {
+    const paid = await paidOrder(h);
+    const down = await serveExtensionBackend();
+    const downUrl = down.url;
+    await down.close();
+    await renderFor(paid.gid, adminFetch(h, downUrl, SHOP, realFetch));
+    await waitFor(() =>
+      expect(blockText()).toContain("The app could not be reached. Check your connection"),
+    );
+    expect(block().querySelector("s-banner")!.getAttribute("tone")).toBe("critical");
+    // Back up: Try again loads it.
+    extension.fetch = adminFetch(h, app.url, SHOP, realFetch);
+    fireEvent.click(block().querySelector("s-button")!);
+    await waitFor(() => expect(blockText()).toContain("Paid: the supplier is preparing it."));
+  });
+});
