@@ -9,8 +9,11 @@ import { join, resolve } from "node:path";
 import { build } from "esbuild";
 
 const root = resolve(import.meta.dirname, "..");
-const dir = join(root, "extensions");
-const out = join(root, "build", "extensions");
+// EXTENSIONS_DIR: another folder of extensions (the build's own test).
+const dir = process.env.EXTENSIONS_DIR ?? join(root, "extensions");
+// --out <dir>: where the bundles go (default build/extensions).
+const outArg = process.argv.indexOf("--out");
+const out = outArg > 0 ? resolve(process.argv[outArg + 1]) : join(root, "build", "extensions");
 
 const extensions = readdirSync(dir).filter((d) =>
   existsSync(join(dir, d, "shopify.extension.toml")),

@@ -13,7 +13,8 @@ export function OrderFacts({ order }: { order: HandledOrder }) {
         <s-badge tone={STATE_TONES[order.state] ?? "neutral"}>
           {STATE_LABELS[order.state] ?? order.state}
         </s-badge>
-        <s-text>{order.summary}</s-text>
+        {/* Held or failed, the caller shows the reason in a banner: not said twice. */}
+        {order.reason ? null : <s-text>{order.summary}</s-text>}
       </s-stack>
       {order.problem ? (
         <s-banner tone="warning" heading="Needs you after payment">

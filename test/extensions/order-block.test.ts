@@ -52,9 +52,13 @@ describe("the order block", () => {
     const held = await heldOrder(h);
     await renderFor(held.gid);
     expect(block().querySelector("s-spinner")).not.toBeNull();
-    await waitFor(() => expect(blockText()).toContain("Held:"));
-    expect(block().querySelector("s-badge")!.textContent).toBe("Held");
-    expect(blockText()).toContain(held.row.reasonMessage!);
+    await waitFor(() => expect(block().querySelector("s-badge")?.textContent).toBe("Held"));
+    // The reason once, in its banner; the collapsed block says it in one sentence.
+    expect(blockText().split(held.row.reasonMessage!)).toHaveLength(2);
+    expect(block().querySelector("s-banner[tone=warning]")!.textContent).toContain(
+      held.row.reasonMessage!,
+    );
+    expect(block().getAttribute("collapsedSummary")).toBe(`Held: ${held.row.reasonMessage}`);
     const button = block().querySelector("s-button")!;
     expect(button.textContent).toBe("Release");
     const link = block().querySelector("s-link")!;
@@ -64,7 +68,8 @@ describe("the order block", () => {
   it("a failed order offers Retry, and Retry places and pays it", async () => {
     const failed = await failedOrder(h);
     await renderFor(failed.gid);
-    await waitFor(() => expect(blockText()).toContain("Failed:"));
+    await waitFor(() => expect(block().querySelector("s-badge")?.textContent).toBe("Failed"));
+    expect(block().querySelector("s-banner")!.getAttribute("tone")).toBe("critical");
     expect(blockText()).toContain(failed.row.reasonMessage!);
     expect(failed.row.reasonMessage).toMatch(/^The service refused the order/);
     const retry = block().querySelector("s-button")!;

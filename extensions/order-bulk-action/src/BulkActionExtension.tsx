@@ -96,7 +96,7 @@ function BulkAction() {
         {run ? (
           <>
             <s-banner tone={run.failed ? "warning" : "success"}>
-              {`${chosen}: ${run.done - run.failed} done, ${run.failed} not done${run.finished ? "" : ", still running"}.`}
+              {`${chosen}: ${run.done - run.failed} done${run.failed ? `, ${run.failed} not done` : ""}${run.finished ? "" : ", still running"}.`}
             </s-banner>
             <s-unordered-list>
               {run.results.map((r) => (
