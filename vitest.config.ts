@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
+import { TEST_ENV } from "./test/env";
 
 export default defineConfig({
   resolve: { alias: { "~": resolve(import.meta.dirname, "app") } },
@@ -20,15 +21,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    env: {
-      NODE_ENV: "test",
-      SHOPIFY_API_KEY: "test-api-key",
-      SHOPIFY_API_SECRET: "test-api-secret",
-      SHOPIFY_APP_URL: "https://app.test",
-      ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
-      LOG_LEVEL: "error",
-      // No test reaches the internet: exchange rates come from a test's own rates server.
-      FX_RATES_URL: "off",
-    },
+    env: TEST_ENV,
   },
 });

@@ -27,6 +27,23 @@ export const STATE_LABELS: Record<string, string> = {
   CANCELLED: "Cancelled",
 };
 
+/** Each state's badge tone (Polaris's names; "new" and "neutral" map per component library). */
+export const STATE_TONES: Record<
+  string,
+  "new" | "info" | "warning" | "success" | "critical" | "neutral"
+> = {
+  RECEIVED: "new",
+  HELD: "warning",
+  CREATED: "info",
+  PAYING: "info",
+  PAID: "success",
+  SHIPPED: "success",
+  FULFILLED: "success",
+  DELIVERED: "success",
+  FAILED: "critical",
+  CANCELLED: "neutral",
+};
+
 /** States that need the merchant. */
 export const PROBLEM_STATES: OrderStateName[] = ["HELD", "FAILED"];
 

@@ -4,15 +4,13 @@
  * the reason when held or failed, the service order, cost, method and tracking.
  */
 import type { HandledOrder } from "./api";
-import { STATE_LABELS, STATE_TONES, money } from "./api";
+import { STATE_LABELS, money, stateTone } from "./api";
 
 export function OrderFacts({ order }: { order: HandledOrder }) {
   return (
     <s-stack gap="small-200">
       <s-stack direction="inline" gap="small-200" alignItems="center">
-        <s-badge tone={STATE_TONES[order.state] ?? "neutral"}>
-          {STATE_LABELS[order.state] ?? order.state}
-        </s-badge>
+        <s-badge tone={stateTone(order.state)}>{STATE_LABELS[order.state] ?? order.state}</s-badge>
         {/* Held or failed, the caller shows the reason in a banner: not said twice. */}
         {order.reason ? null : <s-text>{order.summary}</s-text>}
       </s-stack>

@@ -10,6 +10,7 @@ import type {
 } from "../../app/admin/extension-types";
 
 export type { ExtensionIntent, ExtensionOrder, ExtensionRun };
+import { STATE_TONES } from "../../app/admin/order-states";
 export { STATE_LABELS } from "../../app/admin/order-states";
 export type HandledOrder = Extract<ExtensionOrder, { handled: true }>;
 
@@ -66,6 +67,25 @@ export async function waitForRun(runId: string, everyMs = 1000): Promise<Extensi
   }
 }
 
+/** One merchant click: the action started (one key) and waited for; its run with each result. */
+export async function runAction(
+  intent: ExtensionIntent,
+  ids: string[],
+): Promise<{ run: ExtensionRun; message: string }> {
+  const started = await startAction(intent, ids, newKey());
+  return { run: await waitForRun(started.runId), message: started.message };
+}
+
+/** What the merchant reads of a failure. */
+export function errorText(e: unknown): string {
+  return e instanceof AppError ? e.message : String(e);
+}
+
+/** The admin's `shopify` global, typed by the extension's target. */
+export function host<Api>(): Api {
+  return (globalThis as unknown as { shopify: Api }).shopify;
+}
+
 /** Sends an order on: a held order is released, a failed one retried. */
 export function sendIntent(o: HandledOrder): ExtensionIntent | null {
   if (o.actions.includes("release")) return "release";
@@ -83,21 +103,13 @@ export function blockAction(o: HandledOrder): { intent: ExtensionIntent; label: 
   return null;
 }
 
-export type Tone = "info" | "success" | "warning" | "critical" | "neutral";
+type Tone = "info" | "success" | "warning" | "critical" | "neutral";
 
-export const STATE_TONES: Record<string, Tone> = {
-  RECEIVED: "info",
-  HELD: "warning",
-  CREATED: "info",
-  PAYING: "info",
-  PAID: "success",
-  SHIPPED: "success",
-  FULFILLED: "success",
-  DELIVERED: "success",
-  FAILED: "critical",
-  CANCELLED: "neutral",
-};
-
+/** A state's badge tone for the admin's components (no "new" tone there: "info"). */
+export function stateTone(state: string): Tone {
+  const tone = STATE_TONES[state] ?? "neutral";
+  return tone === "new" ? "info" : tone;
+}
 /** "12.5" USD → "$12.50 USD" (the service's cost is in USD). */
 export function money(m: { amount: string; currency: string }): string {
   const n = Number(m.amount);

@@ -17,15 +17,8 @@ import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The app's configuration, as the unit tests' (vitest.config.ts) sets it, before any app module.
-Object.assign(process.env, {
-  NODE_ENV: "test",
-  SHOPIFY_API_KEY: "test-api-key",
-  SHOPIFY_API_SECRET: "test-api-secret",
-  SHOPIFY_APP_URL: "https://app.test",
-  ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
-  LOG_LEVEL: "error",
-  FX_RATES_URL: "off",
-});
+const { TEST_ENV } = await import("../env");
+Object.assign(process.env, TEST_ENV);
 await import("../setup-db");
 const { startHarness } = await import("../fulfilment/harness");
 const { serveExtensionBackend, adminFetch, settleUntil } = await import(

@@ -5,38 +5,19 @@
  * Hold stops an order; Cancel and Done close the modal through the host's `close`.
  */
 import { fireEvent } from "@testing-library/preact";
-import { getExtension } from "@shopify/ui-extensions-tester";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { type Harness, opCalls, prisma, startHarness } from "../fulfilment/harness";
-import { adminFetch, serveExtensionBackend, settleUntil } from "../helpers/extension-backend";
-import { installDom, waitForDom } from "./dom";
+import { describe, expect, it, vi } from "vitest";
+import { opCalls, prisma } from "../fulfilment/harness";
+import { settleUntil } from "../helpers/extension-backend";
+import { extensionUnderTest } from "./host";
+import { waitForDom } from "./dom";
 import { bodyText, heldOrder, paidOrder, reviewOrder } from "./orders";
 
 const SHOP = "ext-action.myshopify.com";
-const realFetch = globalThis.fetch;
-const extension = getExtension("admin.order-details.action.render", {
-  configSearchDir: "extensions/order-action",
-});
-
-let h: Harness;
-let app: Awaited<ReturnType<typeof serveExtensionBackend>>;
-let removeDom: () => void;
-
-beforeAll(async () => {
-  h = await startHarness({ shopDomain: SHOP, balance: "500.00" });
-  app = await serveExtensionBackend();
-  removeDom = installDom();
-});
-afterAll(async () => {
-  removeDom?.();
-  await app?.close();
-  await h?.close();
-});
-beforeEach(() => {
-  extension.setUp();
-  extension.fetch = adminFetch(h, app.url, SHOP, realFetch);
-});
-afterEach(() => extension.tearDown());
+const { extension, h, fetchTo, reopen, deadUrl } = extensionUnderTest(
+  "admin.order-details.action.render",
+  "extensions/order-action",
+  SHOP,
+);
 
 async function open(gid: string) {
   extension.shopify.data = { selected: [{ id: gid }] };
@@ -92,9 +73,7 @@ describe("Send to supplier", () => {
     expect((await h.row(held.legacyId)).reasonCode).toBe("merchant_hold");
     expect(await prisma.bulkRun.count()).toBe(runs + 1);
 
-    extension.tearDown();
-    extension.setUp();
-    extension.fetch = adminFetch(h, app.url, SHOP, realFetch);
+    reopen();
     await open(held.gid);
     await waitForDom(() => expect(button("Cancel")).toBeDefined());
     const close = vi.spyOn(extension.shopify, "close");
@@ -115,11 +94,8 @@ describe("Send to supplier", () => {
     await open("gid://shopify/Order/555000111");
     await waitForDom(() => expect(bodyText()).toContain("The app does not handle this order"));
 
-    extension.tearDown();
-    extension.setUp();
-    const down = await serveExtensionBackend();
-    await down.close();
-    extension.fetch = adminFetch(h, down.url, SHOP, realFetch);
+    reopen();
+    extension.fetch = fetchTo(await deadUrl());
     await open("gid://shopify/Order/555000111");
     await waitForDom(() => expect(bodyText()).toContain("The app could not be reached"));
     expect(modal().querySelector("s-banner")!.getAttribute("tone")).toBe("critical");

@@ -6,40 +6,21 @@
  * order the app does not handle, and the app unreachable.
  */
 import { fireEvent } from "@testing-library/preact";
-import { getExtension } from "@shopify/ui-extensions-tester";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Harness, prisma, startHarness } from "../fulfilment/harness";
-import { installDom, waitForDom as waitFor } from "./dom";
-import { adminFetch, serveExtensionBackend, settleUntil } from "../helpers/extension-backend";
+import { describe, expect, it } from "vitest";
+import { prisma } from "../fulfilment/harness";
+import { waitForDom as waitFor } from "./dom";
+import { settleUntil } from "../helpers/extension-backend";
+import { extensionUnderTest } from "./host";
 import { bodyText as blockText, failedOrder, heldOrder, paidOrder, shippedOrder } from "./orders";
 
 const SHOP = "ext-block.myshopify.com";
-const realFetch = globalThis.fetch;
-const extension = getExtension("admin.order-details.block.render", {
-  configSearchDir: "extensions/order-block",
-});
+const { extension, h, fetchTo, deadUrl } = extensionUnderTest(
+  "admin.order-details.block.render",
+  "extensions/order-block",
+  SHOP,
+);
 
-let h: Harness;
-let app: Awaited<ReturnType<typeof serveExtensionBackend>>;
-let removeDom: () => void;
-
-beforeAll(async () => {
-  h = await startHarness({ shopDomain: SHOP, balance: "500.00" });
-  app = await serveExtensionBackend();
-  removeDom = installDom();
-});
-afterAll(async () => {
-  removeDom?.();
-  await app?.close();
-  await h?.close();
-});
-beforeEach(() => {
-  extension.setUp();
-  extension.fetch = adminFetch(h, app.url, SHOP, realFetch);
-});
-afterEach(() => extension.tearDown());
-
-async function renderFor(gid: string, fetchImpl = adminFetch(h, app.url, SHOP, realFetch)) {
+async function renderFor(gid: string, fetchImpl = fetchTo()) {
   extension.shopify.data = { selected: [{ id: gid }] };
   extension.fetch = fetchImpl;
   await extension.render();
@@ -116,16 +97,13 @@ describe("the order block", () => {
 
   it("the app unreachable: a clear error and Try again", async () => {
     const paid = await paidOrder(h);
-    const down = await serveExtensionBackend();
-    const downUrl = down.url;
-    await down.close();
-    await renderFor(paid.gid, adminFetch(h, downUrl, SHOP, realFetch));
+    await renderFor(paid.gid, fetchTo(await deadUrl()));
     await waitFor(() =>
       expect(blockText()).toContain("The app could not be reached. Check your connection"),
     );
     expect(block().querySelector("s-banner")!.getAttribute("tone")).toBe("critical");
     // Back up: Try again loads it.
-    extension.fetch = adminFetch(h, app.url, SHOP, realFetch);
+    extension.fetch = fetchTo();
     fireEvent.click(block().querySelector("s-button")!);
     await waitFor(() => expect(blockText()).toContain("Paid: the supplier is preparing it."));
   });

@@ -4,38 +4,19 @@
  * runs an action on the orders it fits only, and lists each order's result.
  */
 import { fireEvent } from "@testing-library/preact";
-import { getExtension } from "@shopify/ui-extensions-tester";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Harness, prisma, startHarness } from "../fulfilment/harness";
-import { adminFetch, serveExtensionBackend, settleUntil } from "../helpers/extension-backend";
-import { installDom, waitForDom } from "./dom";
+import { describe, expect, it } from "vitest";
+import { prisma } from "../fulfilment/harness";
+import { settleUntil } from "../helpers/extension-backend";
+import { extensionUnderTest } from "./host";
+import { waitForDom } from "./dom";
 import { bodyText, failedOrder, paidOrder, reviewOrder } from "./orders";
 
 const SHOP = "ext-bulk.myshopify.com";
-const realFetch = globalThis.fetch;
-const extension = getExtension("admin.order-index.selection-action.render", {
-  configSearchDir: "extensions/order-bulk-action",
-});
-
-let h: Harness;
-let app: Awaited<ReturnType<typeof serveExtensionBackend>>;
-let removeDom: () => void;
-
-beforeAll(async () => {
-  h = await startHarness({ shopDomain: SHOP, balance: "500.00" });
-  app = await serveExtensionBackend();
-  removeDom = installDom();
-});
-afterAll(async () => {
-  removeDom?.();
-  await app?.close();
-  await h?.close();
-});
-beforeEach(() => {
-  extension.setUp();
-  extension.fetch = adminFetch(h, app.url, SHOP, realFetch);
-});
-afterEach(() => extension.tearDown());
+const { extension, h, reopen } = extensionUnderTest(
+  "admin.order-index.selection-action.render",
+  "extensions/order-bulk-action",
+  SHOP,
+);
 
 const modal = () => document.body.querySelector("s-admin-action")!;
 const button = (prefix: string) =>
@@ -88,9 +69,7 @@ describe("the bulk action", () => {
     await settleUntil(h, () => expect(bodyText()).toContain("Retry failed: 1 done."));
     await settleUntil(h, async () => expect((await h.row(failed.legacyId)).state).toBe("PAID"));
 
-    extension.tearDown();
-    extension.setUp();
-    extension.fetch = adminFetch(h, app.url, SHOP, realFetch);
+    reopen();
     extension.shopify.data = { selected: [{ id: "gid://shopify/Order/777000222" }] };
     await extension.render();
     await waitForDom(() => expect(items()).toContain("1 not handled by the app (left alone)"));

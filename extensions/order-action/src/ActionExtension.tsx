@@ -8,18 +8,17 @@ import type { Api } from "@shopify/ui-extensions/admin.order-details.action.rend
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import {
-  AppError,
+  errorText,
   type ExtensionIntent,
   type ExtensionOrder,
+  host,
   loadOrders,
-  newKey,
+  runAction,
   sendIntent,
-  startAction,
-  waitForRun,
 } from "../../shared/api";
 import { OrderFacts } from "../../shared/OrderFacts";
 
-const shopify = () => (globalThis as unknown as { shopify: Api }).shopify;
+const shopify = () => host<Api>();
 
 export default async () => {
   render(<SendAction />, document.body);
@@ -37,7 +36,7 @@ function SendAction() {
   useEffect(() => {
     loadOrders([id]).then(
       ([o]) => setOrder(o ?? null),
-      (e: unknown) => setError(e instanceof AppError ? e.message : String(e)),
+      (e: unknown) => setError(errorText(e)),
     );
   }, [id]);
 
@@ -45,11 +44,11 @@ function SendAction() {
     if (busy) return;
     setBusy(true);
     try {
-      const run = await waitForRun((await startAction(intent, [id], newKey())).runId);
+      const { run } = await runAction(intent, [id]);
       const r = run.results[0];
       setOutcome(r ? { ok: r.ok, message: r.message } : { ok: false, message: "No result yet." });
     } catch (e) {
-      setOutcome({ ok: false, message: e instanceof AppError ? e.message : String(e) });
+      setOutcome({ ok: false, message: errorText(e) });
     } finally {
       setBusy(false);
     }

@@ -7,18 +7,17 @@ import type { Api } from "@shopify/ui-extensions/admin.order-details.block.rende
 import { render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import {
-  AppError,
   blockAction,
+  errorText,
   type ExtensionIntent,
   type ExtensionOrder,
+  host,
   loadOrders,
-  newKey,
-  startAction,
-  waitForRun,
+  runAction,
 } from "../../shared/api";
 import { OrderFacts } from "../../shared/OrderFacts";
 
-const shopify = () => (globalThis as unknown as { shopify: Api }).shopify;
+const shopify = () => host<Api>();
 
 export default async () => {
   render(<OrderBlock />, document.body);
@@ -40,7 +39,7 @@ function OrderBlock() {
       const [order] = await loadOrders([id]);
       setLoad(order ? { status: "ready", order } : { status: "error", message: "No answer." });
     } catch (e) {
-      setLoad({ status: "error", message: e instanceof AppError ? e.message : String(e) });
+      setLoad({ status: "error", message: errorText(e) });
     }
   }, [id]);
 
@@ -53,17 +52,12 @@ function OrderBlock() {
     setBusy(true);
     setOutcome(null);
     try {
-      const started = await startAction(intent, [id], newKey());
-      const run = await waitForRun(started.runId);
+      const { run, message } = await runAction(intent, [id]);
       const result = run.results[0];
-      setOutcome(
-        result
-          ? { ok: result.ok, message: result.message }
-          : { ok: true, message: started.message },
-      );
+      setOutcome(result ? { ok: result.ok, message: result.message } : { ok: true, message });
       await refresh();
     } catch (e) {
-      setOutcome({ ok: false, message: e instanceof AppError ? e.message : String(e) });
+      setOutcome({ ok: false, message: errorText(e) });
     } finally {
       setBusy(false);
     }

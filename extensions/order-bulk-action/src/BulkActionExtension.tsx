@@ -7,18 +7,17 @@ import type { Api } from "@shopify/ui-extensions/admin.order-index.selection-act
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import {
-  AppError,
+  errorText,
   type ExtensionIntent,
   type ExtensionOrder,
   type ExtensionRun,
   type HandledOrder,
+  host,
   loadOrders,
-  newKey,
-  startAction,
-  waitForRun,
+  runAction,
 } from "../../shared/api";
 
-const shopify = () => (globalThis as unknown as { shopify: Api }).shopify;
+const shopify = () => host<Api>();
 
 export default async () => {
   render(<BulkAction />, document.body);
@@ -39,9 +38,7 @@ function BulkAction() {
   const [chosen, setChosen] = useState("");
 
   useEffect(() => {
-    loadOrders(ids).then(setOrders, (e: unknown) =>
-      setError(e instanceof AppError ? e.message : String(e)),
-    );
+    loadOrders(ids).then(setOrders, (e: unknown) => setError(errorText(e)));
     // The selection is fixed while the modal is open.
   }, []);
 
@@ -58,14 +55,16 @@ function BulkAction() {
     setChosen(label);
     setError(null);
     try {
-      const started = await startAction(
-        intent,
-        fitting(intent).map((o) => o.id),
-        newKey(),
+      setRun(
+        (
+          await runAction(
+            intent,
+            fitting(intent).map((o) => o.id),
+          )
+        ).run,
       );
-      setRun(await waitForRun(started.runId));
     } catch (e) {
-      setError(e instanceof AppError ? e.message : String(e));
+      setError(errorText(e));
     } finally {
       setBusy(false);
     }
