@@ -1,3 +1,4 @@
+/* global customElements, HTMLElement */
 /**
  * A small stand-in for Shopify's Polaris web components (s-*), for screenshots of the admin
  * extensions offline: Shopify's published components (cdn.shopify.com/shopifycloud/polaris.js)
