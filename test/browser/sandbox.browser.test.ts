@@ -537,7 +537,22 @@ describe("the sandbox in a browser", () => {
     await page.getByRole("link", { name: "Mail" }).first().click();
     await page.getByRole("heading", { name: "Caught emails" }).waitFor();
     await page.getByRole("button", { name: "Check now" }).click();
-    await expect.poll(async () => (await mails()).length, { timeout: 90_000 }).toBe(1);
+    // On a loaded machine the check can come before the held orders' notes are due: the
+    // merchant presses Check now again (every 20 s here); still exactly one email.
+    let pressed = Date.now();
+    await expect
+      .poll(
+        async () => {
+          const n = (await mails()).length;
+          if (n === 0 && Date.now() - pressed > 20_000) {
+            pressed = Date.now();
+            await page.getByRole("button", { name: "Check now" }).click();
+          }
+          return n;
+        },
+        { timeout: 180_000 },
+      )
+      .toBe(1);
     const [mail] = await mails();
     expect(mail!.to.sort()).toEqual(["merchant@example.com", "partner@example.com"]);
     expect(mail!.subject).toMatch(/\b\d+ orders held\b.* · demo-shop$/);
@@ -557,7 +572,7 @@ describe("the sandbox in a browser", () => {
     expect(await mails()).toHaveLength(1);
     await shot("14-sandbox-mail");
     await shopSim("protected-customer-data", { granted: true });
-  });
+  }, 420_000);
 
   it("unsubscribes from a kind of email by the email's link, asking first", async () => {
     const [mail] = (await (await fetch(`${info.mailSimUrl}/mails`)).json()) as { text: string }[];
