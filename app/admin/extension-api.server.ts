@@ -35,7 +35,7 @@ export function stateInWords(o: {
   flag: string | null;
 }): string {
   if (o.flag && FINISHED_FLAGS.includes(o.flag as AfterPaymentFlag)) {
-    return "Paid, then stopped after payment: see the problem on the app's order page.";
+    return "Paid, then stopped: a problem after payment needs you.";
   }
   switch (o.state) {
     case "RECEIVED":

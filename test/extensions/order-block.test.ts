@@ -87,6 +87,21 @@ describe("the order block", () => {
     expect(blockText()).toContain("In transit");
   });
 
+  it("a parcel returned after shipping: the problem, the carrier status, and Retry", async () => {
+    const shipped = await shippedOrder(h, "TRK-BLOCK-2");
+    h.svc.parcelTrouble(shipped.row.svcOrderId!, 14);
+    await h.settle();
+    const row = await h.row(shipped.legacyId);
+    expect(row.flag).toBe("parcel_returned");
+    await renderFor(shipped.gid);
+    await waitFor(() => expect(blockText()).toContain("a problem after payment needs you"));
+    const banner = block().querySelector("s-banner[tone=warning]")!;
+    expect(banner.getAttribute("heading")).toBe("Needs you after payment");
+    expect(banner.textContent).toBe(row.reasonMessage);
+    expect(blockText()).toContain("Returned to sender");
+    expect(block().querySelector("s-button")!.textContent).toBe("Retry");
+  });
+
   it("an order the app does not handle gets the empty state", async () => {
     await renderFor("gid://shopify/Order/987654321");
     await waitFor(() => expect(blockText()).toContain("The app does not handle this order"));
