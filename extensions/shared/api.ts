@@ -8,9 +8,9 @@ import type {
   ExtensionOrder,
   ExtensionRun,
 } from "../../app/admin/extension-types";
+import { STATE_TONES } from "../../app/admin/order-states";
 
 export type { ExtensionIntent, ExtensionOrder, ExtensionRun };
-import { STATE_TONES } from "../../app/admin/order-states";
 export { STATE_LABELS } from "../../app/admin/order-states";
 export type HandledOrder = Extract<ExtensionOrder, { handled: true }>;
 
@@ -89,7 +89,8 @@ export function host<Api>(): Api {
 /** Sends an order on: a held order is released, a failed one retried. */
 export function sendIntent(o: HandledOrder): ExtensionIntent | null {
   if (o.actions.includes("release")) return "release";
-  if (o.actions.includes("retry")) return "retry";
+  // Retry also fits a paid order with a problem (its tracking is checked again): not a send.
+  if (o.state === "FAILED" && o.actions.includes("retry")) return "retry";
   return null;
 }
 
@@ -110,6 +111,7 @@ export function stateTone(state: string): Tone {
   const tone = STATE_TONES[state] ?? "neutral";
   return tone === "new" ? "info" : tone;
 }
+
 /** "12.5" USD → "$12.50 USD" (the service's cost is in USD). */
 export function money(m: { amount: string; currency: string }): string {
   const n = Number(m.amount);

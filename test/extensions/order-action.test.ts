@@ -10,7 +10,7 @@ import { opCalls, prisma } from "../fulfilment/harness";
 import { settleUntil } from "../helpers/extension-backend";
 import { extensionUnderTest } from "./host";
 import { waitForDom } from "./dom";
-import { bodyText, heldOrder, paidOrder, reviewOrder } from "./orders";
+import { bodyText, heldOrder, paidOrder, reviewOrder, shippedOrder } from "./orders";
 
 const SHOP = "ext-action.myshopify.com";
 const { extension, h, fetchTo, reopen, deadUrl } = extensionUnderTest(
@@ -82,12 +82,21 @@ describe("Send to supplier", () => {
     expect(await prisma.bulkRun.count()).toBe(runs + 1);
   });
 
-  it("a paid order: nothing to send or hold", async () => {
+  it("a paid order, and one returned after shipping: nothing to send or hold", async () => {
     const paid = await paidOrder(h);
     await open(paid.gid);
     await waitForDom(() => expect(bodyText()).toContain("Nothing to do"));
     expect(button("Send now")).toBeUndefined();
     expect(button("Hold")).toBeUndefined();
+
+    // Shipped, then returned: Retry fits it (the block offers it), but it is no send.
+    const returned = await shippedOrder(h, "TRK-ACTION-1");
+    h.svc.parcelTrouble(returned.row.svcOrderId!, 14);
+    await h.settle();
+    reopen();
+    await open(returned.gid);
+    await waitForDom(() => expect(bodyText()).toContain("Nothing to do"));
+    expect(button("Send now")).toBeUndefined();
   });
 
   it("an order the app does not handle, and the app unreachable", async () => {
