@@ -172,7 +172,14 @@ export interface BulkRunView {
   finished: boolean;
   failed: number;
   createdAt: string;
-  results: Array<{ orderId: string; name: string; ok: boolean; message: string }>;
+  results: Array<{
+    orderId: string;
+    /** Shopify's numeric order id ("" if the order is gone). */
+    shopifyOrderId: string;
+    name: string;
+    ok: boolean;
+    message: string;
+  }>;
 }
 
 /** The shop's latest run, for the page (results named by order). */
@@ -193,17 +200,25 @@ export async function bulkRunView(
   if (!run) return null;
   const results = (run.results ?? {}) as unknown as Record<string, OrderResult>;
   const ids = run.orderIds as string[];
-  const names = new Map(
+  const orders = new Map(
     (
       await db.shopOrder.findMany({
         where: { shopDomain: shop, id: { in: ids } },
         select: { id: true, shopifyOrderName: true, shopifyOrderId: true },
       })
-    ).map((o) => [o.id, o.shopifyOrderName ?? `#${o.shopifyOrderId}`]),
+    ).map((o) => [o.id, o]),
   );
   const list = ids
     .filter((id) => results[id])
-    .map((id) => ({ orderId: id, name: names.get(id) ?? id, ...results[id]! }));
+    .map((id) => {
+      const o = orders.get(id);
+      return {
+        orderId: id,
+        shopifyOrderId: o?.shopifyOrderId ?? "",
+        name: o ? (o.shopifyOrderName ?? `#${o.shopifyOrderId}`) : id,
+        ...results[id]!,
+      };
+    });
   return {
     id: run.id,
     intent: run.intent as BulkIntent,

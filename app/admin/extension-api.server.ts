@@ -170,14 +170,6 @@ export async function extensionRun(
 ): Promise<ExtensionRun | null> {
   const run = await bulkRunView(db, shop, { id: runId });
   if (!run) return null;
-  const gids = new Map(
-    (
-      await db.shopOrder.findMany({
-        where: { shopDomain: shop, id: { in: run.results.map((r) => r.orderId) } },
-        select: { id: true, shopifyOrderId: true },
-      })
-    ).map((o) => [o.id, `gid://shopify/Order/${o.shopifyOrderId}`]),
-  );
   return {
     id: run.id,
     intent: run.intent,
@@ -186,6 +178,9 @@ export async function extensionRun(
     done: run.done,
     finished: run.finished,
     failed: run.failed,
-    results: run.results.map((r) => ({ ...r, id: gids.get(r.orderId) ?? "" })),
+    results: run.results.map(({ shopifyOrderId, ...r }) => ({
+      ...r,
+      id: shopifyOrderId ? `gid://shopify/Order/${shopifyOrderId}` : "",
+    })),
   };
 }

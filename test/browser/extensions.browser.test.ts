@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const { TEST_ENV } = await import("../env");
 Object.assign(process.env, TEST_ENV);
 await import("../setup-db");
-const { startHarness } = await import("../fulfilment/harness");
+const { startHarness, prisma } = await import("../fulfilment/harness");
 const { serveExtensionBackend, adminFetch, settleUntil } = await import(
   "../helpers/extension-backend"
 );
@@ -37,6 +37,8 @@ let preview: { url: string; close(): Promise<void> };
 let browser: Browser;
 let page: Page;
 let bundles: string;
+/** The app unreachable: the admin's fetch to it fails (the connection is dropped). */
+let appDown = false;
 
 beforeAll(async () => {
   h = await startHarness({ shopDomain: SHOP, balance: "500.00" });
@@ -47,6 +49,10 @@ beforeAll(async () => {
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     void (async () => {
+      if (path.startsWith("/api/ext/") && appDown) {
+        req.socket.destroy();
+        return;
+      }
       if (path.startsWith("/api/ext/")) {
         // The admin's part: the extension's fetch reaches the app with the session token.
         const chunks: Buffer[] = [];
@@ -131,7 +137,7 @@ async function open(handle: string, target: string, ids: string[]) {
 }
 
 describe("the admin extensions in Chromium", () => {
-  it("the order block: held with its reason and Release; shipped with tracking", async () => {
+  it("the order block: held, shipped with tracking, not handled, the app unreachable", async () => {
     const held = await heldOrder(h);
     await open("dropship-order-block", "admin.order-details.block.render", [held.gid]);
     await page.getByText("Why").waitFor();
@@ -142,6 +148,22 @@ describe("the admin extensions in Chromium", () => {
     await open("dropship-order-block", "admin.order-details.block.render", [shipped.gid]);
     await page.getByText("TRK-PREVIEW-1").waitFor();
     await shoot("block-shipped");
+
+    // An order the app does not handle: the empty state.
+    await open("dropship-order-block", "admin.order-details.block.render", [
+      "gid://shopify/Order/31337",
+    ]);
+    await page.getByText("The app does not handle this order", { exact: false }).waitFor();
+    await shoot("block-not-handled");
+
+    // The app unreachable: a clear error and Try again, which loads it once the app is back.
+    appDown = true;
+    await open("dropship-order-block", "admin.order-details.block.render", [shipped.gid]);
+    await page.getByText("The app could not be reached", { exact: false }).waitFor();
+    await shoot("block-app-down");
+    appDown = false;
+    await page.getByRole("button", { name: "Try again" }).click();
+    await page.getByText("TRK-PREVIEW-1").waitFor();
   });
 
   it("the order action: the confirmation, then Send now and its outcome", async () => {
@@ -149,10 +171,13 @@ describe("the admin extensions in Chromium", () => {
     await open("dropship-order-action", "admin.order-details.action.render", [review.gid]);
     await page.getByText("Send now places the order", { exact: false }).waitFor();
     await shoot("action-confirm");
-    await page.getByRole("button", { name: "Send now" }).click();
+    // A double click sends once.
+    const runs = await prisma.bulkRun.count();
+    await page.getByRole("button", { name: "Send now" }).dblclick();
     await settleUntil(h, async () =>
       expect(await page.getByRole("button", { name: "Done" }).count()).toBe(1),
     );
+    expect(await prisma.bulkRun.count()).toBe(runs + 1);
     await shoot("action-outcome");
   });
 
@@ -166,10 +191,12 @@ describe("the admin extensions in Chromium", () => {
     ]);
     await page.getByText("1 held").waitFor();
     await shoot("bulk-selection");
-    await page.getByRole("button", { name: "Retry failed (1)" }).click();
+    const runs = await prisma.bulkRun.count();
+    await page.getByRole("button", { name: "Retry failed (1)" }).dblclick();
     await settleUntil(h, async () =>
       expect(await page.getByText("Retry failed: 1 done.").count()).toBe(1),
     );
+    expect(await prisma.bulkRun.count()).toBe(runs + 1);
     await shoot("bulk-results");
   });
 });

@@ -55,6 +55,8 @@ describe("the order block", () => {
     expect(failed.row.reasonMessage).toMatch(/^The service refused the order/);
     const retry = block().querySelector("s-button")!;
     expect(retry.textContent).toBe("Retry");
+    // A double click retries once.
+    fireEvent.click(retry);
     fireEvent.click(retry);
     await settleUntil(h, () =>
       expect(block().querySelector("s-banner[tone=success]")).not.toBeNull(),
@@ -63,6 +65,7 @@ describe("the order block", () => {
     const result = (run.results as Record<string, { message: string }>)[failed.row.id]!;
     expect(block().querySelector("s-banner[tone=success]")!.textContent).toBe(result.message);
     expect(run.intent).toBe("retry");
+    expect(await prisma.bulkRun.count()).toBe(1);
     await settleUntil(h, async () => expect((await h.row(failed.legacyId)).state).toBe("PAID"));
   });
 

@@ -6,16 +6,9 @@
 import "@shopify/ui-extensions/preact";
 import type { Api } from "@shopify/ui-extensions/admin.order-details.action.render";
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
-import {
-  errorText,
-  type ExtensionIntent,
-  type ExtensionOrder,
-  host,
-  loadOrders,
-  runAction,
-  sendIntent,
-} from "../../shared/api";
+import { useState } from "preact/hooks";
+import { errorText, type ExtensionIntent, host, runAction, sendIntent } from "../../shared/api";
+import { useOneAtATime, useOrders } from "../../shared/hooks";
 import { OrderFacts } from "../../shared/OrderFacts";
 
 const shopify = () => host<Api>();
@@ -28,31 +21,21 @@ type Outcome = { ok: boolean; message: string };
 
 function SendAction() {
   const id = shopify().data.selected[0]?.id ?? "";
-  const [order, setOrder] = useState<ExtensionOrder | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { orders, error } = useOrders([id]);
+  const order = orders?.[0] ?? null;
+  const { busy, run } = useOneAtATime();
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
-  useEffect(() => {
-    loadOrders([id]).then(
-      ([o]) => setOrder(o ?? null),
-      (e: unknown) => setError(errorText(e)),
-    );
-  }, [id]);
-
-  const act = async (intent: ExtensionIntent) => {
-    if (busy) return;
-    setBusy(true);
-    try {
-      const { run } = await runAction(intent, [id]);
-      const r = run.results[0];
-      setOutcome(r ? { ok: r.ok, message: r.message } : { ok: false, message: "No result yet." });
-    } catch (e) {
-      setOutcome({ ok: false, message: errorText(e) });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const act = (intent: ExtensionIntent) =>
+    run(async () => {
+      try {
+        const { run: done } = await runAction(intent, [id]);
+        const r = done.results[0];
+        setOutcome(r ? { ok: r.ok, message: r.message } : { ok: false, message: "No result yet." });
+      } catch (e) {
+        setOutcome({ ok: false, message: errorText(e) });
+      }
+    });
 
   const close = (
     <s-button slot="secondary-actions" onClick={() => shopify().close()}>

@@ -5,16 +5,9 @@
 import "@shopify/ui-extensions/preact";
 import type { Api } from "@shopify/ui-extensions/admin.order-details.block.render";
 import { render } from "preact";
-import { useCallback, useEffect, useState } from "preact/hooks";
-import {
-  blockAction,
-  errorText,
-  type ExtensionIntent,
-  type ExtensionOrder,
-  host,
-  loadOrders,
-  runAction,
-} from "../../shared/api";
+import { useState } from "preact/hooks";
+import { blockAction, errorText, type ExtensionIntent, host, runAction } from "../../shared/api";
+import { useOneAtATime, useOrders } from "../../shared/hooks";
 import { OrderFacts } from "../../shared/OrderFacts";
 
 const shopify = () => host<Api>();
@@ -23,66 +16,47 @@ export default async () => {
   render(<OrderBlock />, document.body);
 };
 
-type Load =
-  | { status: "loading" }
-  | { status: "error"; message: string }
-  | { status: "ready"; order: ExtensionOrder };
-
 function OrderBlock() {
   const id = shopify().data.selected[0]?.id ?? "";
-  const [load, setLoad] = useState<Load>({ status: "loading" });
-  const [busy, setBusy] = useState(false);
+  const { orders, error, reload } = useOrders([id]);
+  const { busy, run } = useOneAtATime();
   const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(null);
 
-  const refresh = useCallback(async () => {
-    try {
-      const [order] = await loadOrders([id]);
-      setLoad(order ? { status: "ready", order } : { status: "error", message: "No answer." });
-    } catch (e) {
-      setLoad({ status: "error", message: errorText(e) });
-    }
-  }, [id]);
+  const act = (intent: ExtensionIntent) =>
+    run(async () => {
+      setOutcome(null);
+      try {
+        const { run: done, message } = await runAction(intent, [id]);
+        const result = done.results[0];
+        setOutcome(result ? { ok: result.ok, message: result.message } : { ok: true, message });
+        await reload();
+      } catch (e) {
+        setOutcome({ ok: false, message: errorText(e) });
+      }
+    });
 
-  useEffect(() => {
-    void refresh();
-  }, [refresh]);
-
-  const act = async (intent: ExtensionIntent) => {
-    if (busy) return;
-    setBusy(true);
-    setOutcome(null);
-    try {
-      const { run, message } = await runAction(intent, [id]);
-      const result = run.results[0];
-      setOutcome(result ? { ok: result.ok, message: result.message } : { ok: true, message });
-      await refresh();
-    } catch (e) {
-      setOutcome({ ok: false, message: errorText(e) });
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  if (load.status === "loading") {
+  const loaded = orders?.[0];
+  const problem = error ?? (orders && !loaded ? "No answer from the app." : null);
+  if (!loaded && !problem) {
     return (
       <s-admin-block heading="Dropship Autopilot">
         <s-spinner accessibilityLabel="Loading the order from the app" />
       </s-admin-block>
     );
   }
-  if (load.status === "error") {
+  if (!loaded) {
     return (
       <s-admin-block heading="Dropship Autopilot" collapsedSummary="Could not load">
         <s-banner tone="critical" heading="Could not load this order from the app">
-          {load.message}
-          <s-button slot="secondary-actions" onClick={() => void refresh()}>
+          {problem}
+          <s-button slot="secondary-actions" onClick={() => void reload()}>
             Try again
           </s-button>
         </s-banner>
       </s-admin-block>
     );
   }
-  const order = load.order;
+  const order = loaded;
   if (!order.handled) {
     return (
       <s-admin-block heading="Dropship Autopilot" collapsedSummary="Not handled by the app">

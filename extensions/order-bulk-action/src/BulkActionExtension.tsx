@@ -5,17 +5,16 @@
 import "@shopify/ui-extensions/preact";
 import type { Api } from "@shopify/ui-extensions/admin.order-index.selection-action.render";
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import {
   errorText,
   type ExtensionIntent,
-  type ExtensionOrder,
   type ExtensionRun,
   type HandledOrder,
   host,
-  loadOrders,
   runAction,
 } from "../../shared/api";
+import { useOneAtATime, useOrders } from "../../shared/hooks";
 
 const shopify = () => host<Api>();
 
@@ -31,16 +30,12 @@ const CHOICES: Array<{ intent: ExtensionIntent; label: string; fits: string }> =
 
 function BulkAction() {
   const ids = shopify().data.selected.map((s) => s.id);
-  const [orders, setOrders] = useState<ExtensionOrder[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { orders, error: loadError } = useOrders(ids);
+  const [actError, setActError] = useState<string | null>(null);
+  const error = actError ?? loadError;
+  const { busy, run: runOnce } = useOneAtATime();
   const [run, setRun] = useState<ExtensionRun | null>(null);
   const [chosen, setChosen] = useState("");
-
-  useEffect(() => {
-    loadOrders(ids).then(setOrders, (e: unknown) => setError(errorText(e)));
-    // The selection is fixed while the modal is open.
-  }, []);
 
   const handled = (orders ?? []).filter((o): o is HandledOrder => o.handled);
   // A held order is sent (released); Retry is for failed orders and problems after payment.
@@ -49,26 +44,23 @@ function BulkAction() {
       (o) => o.actions.includes(intent) && !(intent === "retry" && o.state === "HELD"),
     );
 
-  const act = async (intent: ExtensionIntent, label: string) => {
-    if (busy) return;
-    setBusy(true);
-    setChosen(label);
-    setError(null);
-    try {
-      setRun(
-        (
-          await runAction(
-            intent,
-            fitting(intent).map((o) => o.id),
-          )
-        ).run,
-      );
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const act = (intent: ExtensionIntent, label: string) =>
+    runOnce(async () => {
+      setChosen(label);
+      setActError(null);
+      try {
+        setRun(
+          (
+            await runAction(
+              intent,
+              fitting(intent).map((o) => o.id),
+            )
+          ).run,
+        );
+      } catch (e) {
+        setActError(errorText(e));
+      }
+    });
 
   const close = (
     <s-button slot="secondary-actions" onClick={() => shopify().close()}>
