@@ -1,17 +1,31 @@
 /// <reference types="@shopify/ui-extensions/admin.order-details.block.render" />
 /**
- * What the app knows of one order, as the block and the action show it: state in plain words,
- * the reason when held or failed, the service order, cost, method and tracking.
+ * What the app knows of one order, as the block and the action show it: the reason when held or
+ * failed (in a banner, said once), the state in plain words, the service order, cost, method and
+ * tracking.
  */
 import type { HandledOrder } from "./api";
 import { STATE_LABELS, money, stateTone } from "./api";
 
 export function OrderFacts({ order }: { order: HandledOrder }) {
   return (
+    <s-stack gap="base">
+      {order.reason ? (
+        <s-banner tone={order.state === "FAILED" ? "critical" : "warning"} heading="Why">
+          {order.reason}
+        </s-banner>
+      ) : null}
+      <Facts order={order} />
+    </s-stack>
+  );
+}
+
+function Facts({ order }: { order: HandledOrder }) {
+  return (
     <s-stack gap="small-200">
       <s-stack direction="inline" gap="small-200" alignItems="center">
         <s-badge tone={stateTone(order.state)}>{STATE_LABELS[order.state] ?? order.state}</s-badge>
-        {/* Held or failed, the caller shows the reason in a banner: not said twice. */}
+        {/* Held or failed, the reason is in the banner above: not said twice. */}
         {order.reason ? null : <s-text>{order.summary}</s-text>}
       </s-stack>
       {order.problem ? (

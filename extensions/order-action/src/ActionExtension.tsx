@@ -81,11 +81,6 @@ function SendAction() {
           <s-banner tone={outcome.ok ? "success" : "critical"}>{outcome.message}</s-banner>
         ) : (
           <>
-            {order.reason ? (
-              <s-banner tone={order.state === "FAILED" ? "critical" : "warning"} heading="Why">
-                {order.reason}
-              </s-banner>
-            ) : null}
             <OrderFacts order={order} />
             <s-paragraph>
               {send

@@ -71,11 +71,6 @@ function OrderBlock() {
   return (
     <s-admin-block heading="Dropship Autopilot" collapsedSummary={order.summary}>
       <s-stack gap="base">
-        {order.reason ? (
-          <s-banner tone={order.state === "FAILED" ? "critical" : "warning"} heading="Why">
-            {order.reason}
-          </s-banner>
-        ) : null}
         <OrderFacts order={order} />
         {outcome ? (
           <s-banner tone={outcome.ok ? "success" : "critical"}>{outcome.message}</s-banner>
