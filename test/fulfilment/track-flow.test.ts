@@ -187,7 +187,7 @@ describe("delivery", () => {
       ["ok", "Parcel DLV-1 delivered."],
     ]);
     expect((await steps(o, "proof_of_delivery")).map((t) => [t.outcome, t.message])).toEqual([
-      ["info", `Proof of delivery: https://pod.svc.test/${o.svcOrderId}/1.jpg`],
+      ["info", `Proof of delivery: ${h.svc.url}/__files/pod/${o.svcOrderId}/1.jpg?X-Sig=sim`],
     ]);
 
     const proofs = opCalls(h, "getProofOfDelivery");

@@ -4,6 +4,7 @@
  * would refuse first are provoked through the transport with the same operation definition).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PNG_1PX, serveFiles } from "../helpers/file-server";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
@@ -36,7 +37,7 @@ let pid = "";
 const raw = z.unknown();
 
 beforeAll(async () => {
-  sim = await startServiceSim({ catalogSize: 60 });
+  sim = await startServiceSim({ catalogSize: 60, allowLoopbackUploads: true });
   fx = await accountFixture(sim, {
     callsPerSecond: 50,
     queryCallsPerSecond: 50,
@@ -250,7 +251,7 @@ describe("contract: storage, inventory, photos, webhooks (Part 1 §4.6–4.9)", 
     await payOrders([o.orderId!]);
     const photos = await c.warehouses.orderPhotos([o.orderId!]);
     expect(photos[0]).toMatchObject({ orderId: o.orderId });
-    expect(photos[0]!.pictureJson[0]!.url).toMatch(/^https:/);
+    expect(photos[0]!.pictureJson[0]!.url).toMatch(/^https?:.+\.jpg/);
   });
 
   it("webhook/set: success; 1607001 for a loopback address", async () => {
@@ -624,8 +625,11 @@ describe("contract: disputes (Part 3 §4.13)", () => {
   });
 
   it("uploadFile: a service-hosted address", async () => {
-    const url = await c.disputes.uploadFile("https://files.example.com/photo.jpg");
-    expect(url).toMatch(/^https?:/);
+    const files = await serveFiles({ "/photo": { bytes: PNG_1PX } });
+    const url = await c.disputes
+      .uploadFile(`${files.url}/photo?sig=1`)
+      .finally(() => files.close());
+    expect(url).toMatch(/^https?:.+\.png$/);
     await expectCode(
       c.transport.call(DISPUTE_OPS.uploadFile, { body: {} }, raw),
       1600100,

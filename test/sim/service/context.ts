@@ -13,6 +13,7 @@ export interface SimRuntime {
   baseUrl: () => string;
   options: {
     allowLoopbackWebhooks: boolean;
+    allowLoopbackUploads: boolean;
     enforceRateLimits: boolean;
     getAccessTokenIntervalMs: number;
   };
@@ -32,7 +33,7 @@ export interface Ctx {
   setAccount(account: Account): void;
 }
 
-export type Handler = (ctx: Ctx) => unknown;
+export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
 
 export interface Route {
   op: string;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServiceSim, type ServiceSim } from "./index";
 import { client, orderBody, variants, type Client } from "./test-helpers";
+import { PNG_1PX, serveFiles } from "../../helpers/file-server";
 
 let sim: ServiceSim;
 beforeAll(async () => {
@@ -137,13 +138,9 @@ describe("disputes", () => {
 
   it("uploadFile accepts public addresses only", async () => {
     const c = await client(sim);
-    const ok = await c.post("/disputes/uploadFile", {
-      fileUrl: "https://cdn.example.com/photo.png?sig=abc",
-    });
-    expect(ok.code).toBe(200);
-    expect(ok.data).toMatch(/^https:\/\/files\.svc\.test\/.+\.png$/);
     for (const fileUrl of [
       "http://127.0.0.1/a.png",
+      "http://localhost:8080/a.png",
       "https://user:pw@cdn.example.com/a.png",
       "https://cdn.example.com:8443/a.png",
       "ftp://cdn.example.com/a.png",
@@ -158,5 +155,45 @@ describe("disputes", () => {
         })
       ).code,
     ).toBe(1600100);
+  });
+
+  it("uploadFile downloads the source, detects its type from content, and keeps a copy", async () => {
+    const open = await startServiceSim({ catalogSize: 5, allowLoopbackUploads: true });
+    const files = await serveFiles({
+      "/signed": { bytes: PNG_1PX, type: "application/octet-stream" },
+      "/hop1": { redirect: "/signed" },
+      "/r1": { redirect: "/r2" },
+      "/r2": { redirect: "/r3" },
+      "/r3": { redirect: "/r4" },
+      "/r4": { redirect: "/signed" },
+      "/text": { bytes: Buffer.from("not an image"), type: "image/png" },
+      "/gone": { status: 410 },
+      "/big": { bytes: Buffer.concat([PNG_1PX, Buffer.alloc(10 * 1024 * 1024)]) },
+    });
+    try {
+      const c = await client(open);
+      const ok = await c.post("/disputes/uploadFile", { fileUrl: `${files.url}/hop1?sig=abc` });
+      expect(ok.code).toBe(200);
+      expect(ok.data).toMatch(/\/__files\/u\/[0-9a-f]{24}\.png$/);
+      expect(open.uploadFetches()).toEqual([`${files.url}/signed`]);
+      // The copy is the source's bytes and stays while the service's own links expire.
+      open.expireFileLinks();
+      const copy = await fetch(ok.data as string);
+      expect(copy.status).toBe(200);
+      expect(Buffer.from(await copy.arrayBuffer()).equals(PNG_1PX)).toBe(true);
+      for (const [path, why] of [
+        ["/r1", /more than 3 times/],
+        ["/text", /type is not supported/],
+        ["/gone", /HTTP 410/],
+        ["/big", /larger than 10 MB/],
+      ] as const) {
+        const r = await c.post("/disputes/uploadFile", { fileUrl: `${files.url}${path}` });
+        expect(r.code, path).toBe(1600100);
+        expect(r.message, path).toMatch(why);
+      }
+    } finally {
+      await files.close();
+      await open.close();
+    }
   });
 });

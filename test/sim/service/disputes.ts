@@ -1,8 +1,8 @@
 /** Disputes (Part 3 §4.13): the nine operations, statuses of §3.2, codes 1005 and 9063. */
-import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import type { Ctx } from "./context";
 import { Codes, SvcFault, paramError } from "./envelope";
+import { download, keepUpload } from "./files";
 import { moneyNumber, sumCents } from "./money";
 import { nextSeq, ownOrderById, type Dispute, type SimOrder, type SimState } from "./state";
 import { asObject, int, list, money, str, strList, type Json } from "./validate";
@@ -368,8 +368,12 @@ export function replyDispute(ctx: Ctx): boolean {
   return true;
 }
 
-/** Why a source address for uploadFile is refused, or undefined. */
-export function uploadSourceProblem(raw: string): string | undefined {
+/**
+ * Why a source address for uploadFile is refused, or undefined. `loopbackOk` (the simulator's
+ * allowLoopbackUploads) lets a test's own server on 127.0.0.1 and any port stand for a public
+ * host; every other rule holds.
+ */
+export function uploadSourceProblem(raw: string, loopbackOk = false): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -378,8 +382,9 @@ export function uploadSourceProblem(raw: string): string | undefined {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return "fileUrl must be http or https";
   if (url.username || url.password) return "fileUrl must not carry user:password";
-  if (url.port) return "fileUrl must use the default port";
   const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (loopbackOk && (host === "127.0.0.1" || host === "localhost")) return undefined;
+  if (url.port) return "fileUrl must use the default port";
   if (host === "localhost" || host.endsWith(".localhost"))
     return "fileUrl must be a public address";
   if (isIP(host) === 4) {
@@ -399,19 +404,32 @@ export function uploadSourceProblem(raw: string): string | undefined {
   return undefined;
 }
 
-export function uploadFile(ctx: Ctx): string {
+/**
+ * uploadFile: downloads the source synchronously (the contract's rules and limits), keeps it at
+ * a non-expiring address of the service and returns that address (a plain string: the response
+ * shape is not shown, and the client accepts a string or an object holding one).
+ */
+export async function uploadFile(ctx: Ctx): Promise<string> {
   const fileUrl = str(ctx.body, "fileUrl", { required: true, max: 2000 });
-  const problem = uploadSourceProblem(fileUrl);
-  if (problem) throw paramError(problem);
-  const path = new URL(fileUrl).pathname.toLowerCase();
-  const kind = /\.(mp4|mov|webm)$/.test(path) ? "video" : "image";
-  const key = `${ctx.account.accountId}:${kind}`;
+  const loopbackOk = ctx.rt.options.allowLoopbackUploads;
+  const first = uploadSourceProblem(fileUrl, loopbackOk);
+  if (first) throw paramError(first);
+  const accountId = ctx.account.accountId;
+  let file: Awaited<ReturnType<typeof download>>;
+  try {
+    file = await download(ctx.state.files, fileUrl, {
+      refuse: (u) => uploadSourceProblem(u, loopbackOk),
+    });
+  } catch (e) {
+    throw paramError(e instanceof Error ? e.message : String(e));
+  }
+  const key = `${accountId}:${file.kind}`;
   const used = ctx.state.uploads.get(key) ?? 0;
-  if (used >= UPLOAD_CAP[kind])
-    throw new SvcFault(Codes.QUOTA_USED_UP, `daily ${kind} upload quota used up`);
+  if (used >= UPLOAD_CAP[file.kind])
+    throw new SvcFault(Codes.QUOTA_USED_UP, `daily ${file.kind} upload quota used up`);
   ctx.state.uploads.set(key, used + 1);
-  const ext = /\.([a-z0-9]{2,4})$/.exec(path)?.[1] ?? (kind === "video" ? "mp4" : "jpg");
-  return `https://files.svc.test/${randomBytes(12).toString("hex")}.${ext}`;
+  const kept = keepUpload(ctx.state.files, { ...file, source: fileUrl });
+  return `${ctx.rt.baseUrl()}/__files/${kept}`;
 }
 
 /** The simulator's own move: support changes a dispute's status (and may say something). */

@@ -15,6 +15,7 @@ import { createClock, type SimClock } from "./clock";
 import { upsertConnection } from "./connections";
 import type { SimRuntime } from "./context";
 import { Faults, type FaultConfig } from "./faults";
+import { serveFile } from "./files";
 import { formatMoney, parseMoney } from "./money";
 import {
   connectPendingOrders,
@@ -45,6 +46,11 @@ export interface ServiceSimOptions {
   port?: number; // default 0 (random), host 127.0.0.1
   latencyMs?: number; // added to every API call, default 0
   allowLoopbackWebhooks?: boolean; // default false: webhook/set rejects local/loopback hosts with 1607001
+  /**
+   * Default false: uploadFile refuses loopback sources and non-default ports, as the live
+   * service does. True lets a test's server on 127.0.0.1 stand for a public host.
+   */
+  allowLoopbackUploads?: boolean;
   catalogSize?: number; // default 300 products, deterministic (seeded), each with variants
   enforceRateLimits?: boolean; // default true
   /** Minimum interval between getAccessToken calls of one account (default 5 minutes). */
@@ -98,6 +104,15 @@ export interface ServiceSim {
   /** The merchant pays the parent order holding this order in the service's console. */
   payInConsole(orderId: string): void;
   setDisputeStatus(disputeId: string, status: number, supportMessage?: string): void;
+  /** Moves a dispute's creation (and update) time, e.g. to 200 days ago. */
+  backdateDispute(disputeId: string, createdAt: number): void;
+  /**
+   * The service's proof-of-delivery and photo links stop answering (403, as an expired signed
+   * link) or answer again. uploadFile's copies never expire.
+   */
+  expireFileLinks(expired?: boolean): void;
+  /** Every address uploadFile downloaded, in order (after redirects). */
+  uploadFetches(): string[];
   deliverPendingWebhooks(): Promise<void>;
   webhookDeliveries(): Array<{
     messageId: string;
@@ -130,6 +145,7 @@ export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<Ser
     baseUrl: () => baseUrl,
     options: {
       allowLoopbackWebhooks: opts.allowLoopbackWebhooks ?? false,
+      allowLoopbackUploads: opts.allowLoopbackUploads ?? false,
       enforceRateLimits: opts.enforceRateLimits ?? true,
       getAccessTokenIntervalMs: opts.getAccessTokenIntervalMs ?? 5 * 60_000,
     },
@@ -244,6 +260,17 @@ export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<Ser
     parcelTrouble: (id, status) => parcelTrouble(rt, orderOrThrow(id), status),
     payInConsole: (id) => payInConsole(rt, orderOrThrow(id)),
     setDisputeStatus: (id, status, msg) => setDisputeStatus(state, id, status, msg),
+    backdateDispute(disputeId, createdAt) {
+      const d = state.disputes.get(disputeId);
+      if (!d) throw new Error(`dispute ${disputeId} not found`);
+      d.createdAt = createdAt;
+      d.updatedAt = createdAt;
+      for (const m of d.messages) m.createDate = createdAt;
+    },
+    expireFileLinks(expired = true) {
+      state.files.expired = expired;
+    },
+    uploadFetches: () => [...state.files.fetched],
     deliverPendingWebhooks: () => webhooks.deliverPending(),
     webhookDeliveries: () =>
       webhooks.deliveries.map((d) => ({
@@ -270,6 +297,10 @@ export async function startServiceSim(opts: ServiceSimOptions = {}): Promise<Ser
   const front = { rt, faults, latencyMs: () => latencyMs };
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://sim.local");
+    if (url.pathname.startsWith("/__files/") && req.method === "GET") {
+      serveFile(state.files, res, decodeURIComponent(url.pathname.slice("/__files/".length)));
+      return;
+    }
     const run =
       url.pathname.startsWith("/__sim/") || url.pathname === "/__sim"
         ? handleAdmin(sim, faults, req, res, url)

@@ -14,6 +14,7 @@ import {
 import { formatUtc } from "./clock";
 import type { Ctx, SimRuntime } from "./context";
 import { Codes, SvcFault, paramError } from "./envelope";
+import { ensureFile } from "./files";
 import { moneyNumber, sumCents } from "./money";
 import { payOrders } from "./payment";
 import {
@@ -886,6 +887,15 @@ export function getOrderDetailBatch(ctx: Ctx): unknown {
   return out;
 }
 
+/**
+ * A file of the service's file host, made on first use. The address carries a signature
+ * parameter, as the live service's expiring links do (the file host ignores it).
+ */
+function fileLink(ctx: Ctx, key: string): string {
+  ensureFile(ctx.state.files, key);
+  return `${ctx.rt.baseUrl()}/__files/${key}?X-Sig=sim`;
+}
+
 export function getProofOfDelivery(ctx: Ctx): unknown {
   const ids = batchIds(ctx);
   const out: Array<{ orderId: string; proofOfDeliveryList: string[] }> = [];
@@ -895,7 +905,7 @@ export function getProofOfDelivery(ctx: Ctx): unknown {
     out.push({
       orderId: order.orderId,
       proofOfDeliveryList:
-        order.status === "DELIVERED" ? [`https://pod.svc.test/${order.orderId}/1.jpg`] : [],
+        order.status === "DELIVERED" ? [fileLink(ctx, `pod/${order.orderId}/1.jpg`)] : [],
     });
   }
   return out;
@@ -909,7 +919,7 @@ export function warehousePhotos(ctx: Ctx): unknown {
     return [
       {
         orderId: order.orderId,
-        pictureJson: [{ url: `https://photo.svc.test/${order.orderId}/1.jpg`, type: "image" }],
+        pictureJson: [{ url: fileLink(ctx, `photo/${order.orderId}/1.jpg`), type: "image" }],
       },
     ];
   });

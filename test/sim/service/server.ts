@@ -137,7 +137,7 @@ export async function handleApi(
   if (fault === "limited")
     return reply(200, errorEnvelope(Codes.TOO_MANY_REQUESTS, "too many requests", route.style));
 
-  const { status, env } = runOperation(rt, route, body, req, token, record);
+  const { status, env } = await runOperation(rt, route, body, req, token, record);
 
   if (fault === "timeout") {
     // The operation has run; the reply is held past the client's patience.
@@ -152,14 +152,14 @@ export async function handleApi(
   reply(status, env);
 }
 
-function runOperation(
+async function runOperation(
   rt: SimRuntime,
   route: Route,
   body: Json,
   req: IncomingMessage,
   token: string | undefined,
   record: CallRecord,
-): { status: number; env: Envelope } {
+): Promise<{ status: number; env: Envelope }> {
   const { state } = rt;
   try {
     let account: Account | undefined;
@@ -195,7 +195,7 @@ function runOperation(
         record.accountId = a.accountId;
       },
     };
-    const data = route.handler(ctx);
+    const data = await route.handler(ctx);
     return { status: 200, env: okEnvelope(data ?? null, route.style) };
   } catch (e) {
     if (e instanceof SvcFault)

@@ -1,4 +1,5 @@
 /** The simulator's in-memory state: accounts, tokens, orders, connections, disputes, calls. */
+import { createFileHost, type FileHost } from "./files";
 import type { Catalog } from "./catalog";
 import type { SimClock } from "./clock";
 import type { Cents } from "./money";
@@ -240,6 +241,8 @@ export interface SimState {
   disputes: Map<string, Dispute>;
   calls: CallRecord[];
   uploads: Map<string, number>; // accountId → files uploaded (no daily reset in the sim)
+  /** Proof-of-delivery and photo files, and uploadFile's copies (served at /__files/). */
+  files: FileHost;
   /**
    * Methods the carrier suspended (lower case): quotes still list them (the offer is published
    * ahead), but new orders are refused (1605001) and orders using them are intercepted at
@@ -265,6 +268,7 @@ export function createState(clock: SimClock, catalog: Catalog): SimState {
     disputes: new Map(),
     calls: [],
     uploads: new Map(),
+    files: createFileHost(),
     suspendedLogistics: new Set(),
     seq: 0,
   };
