@@ -159,6 +159,7 @@ export const settingsSchema = z.object({
   notifyLowBalance: bool.default(true),
   notifyOutage: bool.default(true),
   notifyWebhooks: bool.default(true),
+  notifyDisputes: bool.default(true),
   /** A held order is told of once it has been held this long (a hold often clears itself). */
   notifyHeldAfterMinutes: z.coerce
     .number("Enter a number of minutes")

@@ -84,6 +84,7 @@ const NOTIFY_FIELDS = [
   "notifyLowBalance",
   "notifyOutage",
   "notifyWebhooks",
+  "notifyDisputes",
   "notifyHeldAfterMinutes",
   "notifyDigestMinutes",
   "lowBalanceUsd",

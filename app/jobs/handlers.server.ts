@@ -18,6 +18,7 @@ import {
 } from "../catalog/import-connections.server";
 import { notifyHandlers, notifyRecurringJobs } from "../notify/jobs.server";
 import { catalogHandlers, catalogRecurringJobs } from "../catalog/jobs.server";
+import { disputeHandlers, disputeRecurringJobs } from "../disputes/jobs.server";
 import { DIGEST_MAX_ATTEMPTS } from "../notify/notices.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
@@ -230,6 +231,7 @@ export const handlers: Record<string, JobHandler> = {
   // The service's catalog events (PRODUCT, VARIANT, STOCK), imports and the full stock and
   // price pass (ORDER, LOGISTIC, ORDERSPLIT are above).
   ...catalogHandlers((ctx) => productionDeps(ctx.prisma)),
+  ...disputeHandlers((ctx) => productionDeps(ctx.prisma)),
 
   [BULK_CONNECT_JOB]: bulkConnectHandler,
   [BULK_ORDERS_JOB]: bulkOrdersHandler(),
@@ -313,4 +315,5 @@ export const recurringJobs: RecurringJob[] = [
   ...notifyRecurringJobs,
   ...importConnectionsRecurringJobs,
   ...catalogRecurringJobs,
+  ...disputeRecurringJobs,
 ];

@@ -27,6 +27,7 @@ const SECTION_TITLE: Record<NoticeKind, string> = {
   low_balance: "Balance",
   outage: "The service",
   webhooks: "Webhooks",
+  disputes: "Disputes",
 };
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -47,6 +48,8 @@ export function digestSubject(shop: string, notices: DigestNotice[]): string {
   else if (has("outage", "outage-over:")) parts.push("the service answers again");
   if (has("low_balance", "low_balance:")) parts.push("balance low");
   if (has("webhooks", "webhooks:")) parts.push("webhooks need attention");
+  const disputes = notices.filter((n) => n.kind === "disputes").length;
+  if (disputes) parts.push(`${plural(disputes, "dispute update")}`);
   const what = parts.length ? parts.join(", ") : plural(notices.length, "notice");
   const head = what.charAt(0).toUpperCase() + what.slice(1);
   return `${head} · ${shop.replace(/\.myshopify\.com$/, "")}`;

@@ -153,8 +153,10 @@ export async function detectNotices(
   const balance = live.amount ?? w.knownBalance;
   const threshold = settings.lowBalanceUsd ? Number(settings.lowBalanceUsd) : null;
   const belowThreshold = balance !== null && threshold !== null && Number(balance) < threshold;
+  // Failures and disputes are told as they happen (disputes by their sync), not as conditions.
   const conditions: Record<NoticeKind, string | null> = {
     failures: null,
+    disputes: null,
     outage:
       live.outage || w.outageHeld > 0
         ? `The service is not answering${w.outageHeld ? `: ${w.outageHeld} order(s) wait for it` : ""}. Orders go on by themselves when it answers again.`

@@ -481,6 +481,7 @@ const NOTIFY_KINDS = [
   ["notifyLowBalance", "Low balance (below the amount below, or below what waiting orders cost)"],
   ["notifyOutage", "The service not answering, and answering again"],
   ["notifyWebhooks", "The service's webhooks not registered or missing deliveries"],
+  ["notifyDisputes", "Disputes: a new message from support, or a status change"],
 ] as const;
 
 function PricingCard({ data, result }: { data: Data; result: ActionData }) {
@@ -627,6 +628,7 @@ function NotificationsCard({ data, result }: { data: Data; result: ActionData })
       notifyLowBalance: data.settings.notifyLowBalance,
       notifyOutage: data.settings.notifyOutage,
       notifyWebhooks: data.settings.notifyWebhooks,
+      notifyDisputes: data.settings.notifyDisputes,
       notifyHeldAfterMinutes: String(data.settings.notifyHeldAfterMinutes),
       notifyDigestMinutes: String(data.settings.notifyDigestMinutes),
       lowBalanceUsd: data.settings.lowBalanceUsd,

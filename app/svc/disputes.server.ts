@@ -171,6 +171,18 @@ export interface ReplyRequest {
 }
 
 export const DISPUTE_WINDOW_MAX_MS = 90 * 24 * 3600_000;
+
+/** Emoji (pictographs, their variation selector and joiner, skin tones, flags' letters). */
+const EMOJI =
+  /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\p{Regional_Indicator}|\uFE0F|\u200D|\u20E3/gu;
+
+/**
+ * A reply's text as the service stores it (emoji stripped; part 3 §4.13.8), with spacing
+ * folded, to recognise a reply already sent. Blank when only emoji were written.
+ */
+export function storedReplyText(text: string): string {
+  return text.replace(EMOJI, "").replace(/\s+/g, " ").trim();
+}
 export const DISPUTE_MESSAGES_MAX_PAGE = 50;
 
 const SPECS = {
@@ -354,9 +366,10 @@ export class DisputesResource {
       return { sent: true, alreadyThere: false };
     } catch (error) {
       if (!(error instanceof SvcError && error.outcomeUnknown)) throw error;
-      const text = req.messageText.trim();
+      // The service strips emoji from what it stores: compare the text as it would keep it.
+      const text = storedReplyText(req.messageText);
       const there = (await this.messages(req.disputeId)).some(
-        (m) => m.userType === "1" && (m.message ?? "").trim() === text,
+        (m) => m.userType === "1" && storedReplyText(m.message ?? "") === text,
       );
       if (there) return { sent: false, alreadyThere: true };
       await this.reply(req);

@@ -1,0 +1,239 @@
+/**
+ * Files the app keeps itself (StoredFile): proof of delivery and warehouse photos copied from
+ * the service's addresses, which expire, and the merchant's dispute attachments, which the
+ * service copies from an unguessable address of the app that answers for an hour.
+ *
+ * The bytes live in PostgreSQL (a bytea column): nothing else to run, backed up with the
+ * database, and the same in the embedded mode.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { isIP } from "node:net";
+import type { PrismaClient, StoredFile } from "@prisma/client";
+import { config } from "../config.server";
+
+export type FilePurpose = "proof_of_delivery" | "warehouse_photo" | "dispute_upload";
+
+/** A kind of file the app accepts, known by its first bytes (never by its name or header). */
+interface FileKind {
+  type: string;
+  ext: string;
+  media: "image" | "video" | "document";
+  test(b: Buffer): boolean;
+}
+const ascii = (b: Buffer, at: number, s: string) =>
+  b.subarray(at, at + s.length).toString("latin1") === s;
+const KINDS: FileKind[] = [
+  { type: "image/jpeg", ext: "jpg", media: "image", test: (b) => b[0] === 0xff && b[1] === 0xd8 },
+  { type: "image/png", ext: "png", media: "image", test: (b) => ascii(b, 1, "PNG\r\n") },
+  { type: "image/gif", ext: "gif", media: "image", test: (b) => ascii(b, 0, "GIF8") },
+  {
+    type: "image/webp",
+    ext: "webp",
+    media: "image",
+    test: (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "WEBP"),
+  },
+  { type: "video/quicktime", ext: "mov", media: "video", test: (b) => ascii(b, 4, "ftypqt") },
+  { type: "video/mp4", ext: "mp4", media: "video", test: (b) => ascii(b, 4, "ftyp") },
+  {
+    type: "video/webm",
+    ext: "webm",
+    media: "video",
+    test: (b) => b.readUInt32BE(0) === 0x1a45dfa3,
+  },
+  { type: "application/pdf", ext: "pdf", media: "document", test: (b) => ascii(b, 0, "%PDF-") },
+];
+
+/** The file's kind from its content, or undefined when it is none the app keeps. */
+export function fileKind(bytes: Buffer): FileKind | undefined {
+  if (bytes.length < 12) return undefined;
+  return KINDS.find((k) => k.test(bytes));
+}
+
+export class FileRefusedError extends Error {
+  override name = "FileRefusedError";
+}
+
+/** Limits of a download: the archive's (20 MB) or the dispute attachments' (10 MB). */
+export interface DownloadOptions {
+  maxBytes: number;
+  /** A host that may be private (the service's own, in a sandbox or a test); others must be public. */
+  trustedHost?: string;
+  timeoutMs?: number;
+  fetchImpl?: typeof fetch;
+}
+
+/** Why a host may not be fetched from the app's network, or undefined. */
+function privateHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal"))
+    return true;
+  if (isIP(host) === 6) return host === "::1" || /^f[cd]|^fe80/.test(host);
+  if (isIP(host) !== 4) return false;
+  const [a = 0, b = 0] = host.split(".").map(Number);
+  return (
+    a === 10 ||
+    a === 127 ||
+    a === 0 ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 100 && b >= 64 && b <= 127)
+  );
+}
+
+/**
+ * Downloads a file the service named: http(s) only, at most 3 redirects, each to a public host
+ * (or the trusted one), HTTP 200, at most `maxBytes`, and a kind the app keeps. Throws
+ * FileRefusedError for what trying again cannot change, Error for what it may.
+ */
+export async function downloadFile(
+  address: string,
+  opts: DownloadOptions,
+): Promise<{ bytes: Buffer; type: string; ext: string }> {
+  const doFetch = opts.fetchImpl ?? fetch;
+  const signal = AbortSignal.timeout(opts.timeoutMs ?? 60_000);
+  let url = address;
+  for (let hop = 0; hop <= 3; hop++) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new FileRefusedError("not a valid address");
+    }
+    if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
+      throw new FileRefusedError("only http and https addresses are fetched");
+    if (parsed.username || parsed.password)
+      throw new FileRefusedError("addresses with a user name are not fetched");
+    if (parsed.host !== opts.trustedHost && privateHost(parsed.hostname))
+      throw new FileRefusedError("addresses on a private network are not fetched");
+    const res = await doFetch(url, { redirect: "manual", signal });
+    const location = res.headers.get("location");
+    if (res.status >= 300 && res.status < 400 && location) {
+      await res.body?.cancel();
+      url = new URL(location, url).toString();
+      continue;
+    }
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      const message = `the address answered HTTP ${res.status}`;
+      // Gone or refused (an expired link) will not come back; a 5xx or 429 may.
+      if (res.status >= 400 && res.status < 500 && res.status !== 429 && res.status !== 408)
+        throw new FileRefusedError(message);
+      throw new Error(message);
+    }
+    const declared = Number(res.headers.get("content-length") ?? "0");
+    if (declared > opts.maxBytes) {
+      await res.body?.cancel();
+      throw new FileRefusedError(`the file is larger than ${opts.maxBytes / 1024 / 1024} MB`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.length;
+      if (size > opts.maxBytes)
+        throw new FileRefusedError(`the file is larger than ${opts.maxBytes / 1024 / 1024} MB`);
+      chunks.push(Buffer.from(chunk));
+    }
+    const bytes = Buffer.concat(chunks);
+    const kind = fileKind(bytes);
+    if (!kind) throw new FileRefusedError("the file is not an image, a video or a PDF");
+    return { bytes, type: kind.type, ext: kind.ext };
+  }
+  throw new FileRefusedError("the address redirects more than 3 times");
+}
+
+export interface NewFile {
+  shopDomain: string;
+  purpose: FilePurpose;
+  orderId?: string | null;
+  sourceUrl?: string | null;
+  name?: string | null;
+  bytes: Buffer;
+  type: string;
+  /** For dispute uploads: how long the public address answers. */
+  publicForMs?: number;
+}
+
+/** Keeps a file (once per shop, purpose and source address). */
+export async function saveFile(db: PrismaClient, f: NewFile): Promise<StoredFile> {
+  const data = {
+    shopDomain: f.shopDomain,
+    purpose: f.purpose,
+    orderId: f.orderId ?? null,
+    sourceUrl: f.sourceUrl ?? null,
+    name: f.name?.slice(0, 200) ?? null,
+    contentType: f.type,
+    size: f.bytes.length,
+    sha256: createHash("sha256").update(f.bytes).digest("hex"),
+    data: new Uint8Array(f.bytes),
+    publicToken: f.publicForMs ? randomBytes(24).toString("base64url") : null,
+    publicUntil: f.publicForMs ? new Date(Date.now() + f.publicForMs) : null,
+  };
+  if (!f.sourceUrl) return db.storedFile.create({ data });
+  return db.storedFile.upsert({
+    where: {
+      shopDomain_purpose_sourceUrl: {
+        shopDomain: f.shopDomain,
+        purpose: f.purpose,
+        sourceUrl: f.sourceUrl,
+      },
+    },
+    create: data,
+    update: {},
+  });
+}
+
+/** A dispute upload by its public token while its address answers, or null. */
+export async function publicFile(db: PrismaClient, token: string, now = Date.now()) {
+  if (!/^[A-Za-z0-9_-]{32}$/.test(token)) return null;
+  const f = await db.storedFile.findUnique({ where: { publicToken: token } });
+  if (!f?.data || !f.publicUntil || f.publicUntil.getTime() <= now) return null;
+  return { ...f, bytes: Buffer.from(f.data) };
+}
+
+/** The reply of a stored file: its type, never sniffed by the browser, never cached by others. */
+export function fileResponse(f: { bytes: Buffer; contentType: string; name: string | null }) {
+  return new Response(new Uint8Array(f.bytes), {
+    headers: {
+      "content-type": f.contentType,
+      "content-length": String(f.bytes.length),
+      "x-content-type-options": "nosniff",
+      "cache-control": "private, max-age=3600",
+      "content-security-policy": "default-src 'none'; sandbox",
+      "content-disposition": `inline; filename="${(f.name ?? "file").replace(/[^\w.-]/g, "_")}"`,
+    },
+  });
+}
+
+const LINK_MS = 3600_000;
+
+function linkMac(id: string, until: number, secret: string): string {
+  return createHmac("sha256", secret).update(`stored-file:${id}:${until}`).digest("base64url");
+}
+
+/**
+ * A kept file's address for the merchant's pages: signed with the app's secret and good for an
+ * hour (an <img> inside Shopify's admin carries no session token, so the link is the permission).
+ * Relative: the page is on the app's own origin.
+ */
+export function fileLink(id: string, now = Date.now(), secret = config.SHOPIFY_API_SECRET): string {
+  const until = Math.ceil((now + LINK_MS) / 60_000) * 60_000;
+  return `/files/s/${encodeURIComponent(id)}?u=${until}&m=${linkMac(id, until, secret)}`;
+}
+
+/** The file of a genuine, unexpired link (its bytes), or null. */
+export async function fileOfLink(
+  db: PrismaClient,
+  id: string,
+  search: URLSearchParams,
+  now = Date.now(),
+  secret = config.SHOPIFY_API_SECRET,
+) {
+  const until = Number(search.get("u"));
+  const got = Buffer.from(search.get("m") ?? "");
+  const want = Buffer.from(linkMac(id, until, secret));
+  if (!Number.isSafeInteger(until) || until <= now || until > now + 2 * LINK_MS) return null;
+  if (got.length !== want.length || !timingSafeEqual(got, want)) return null;
+  const f = await db.storedFile.findUnique({ where: { id } });
+  return f?.data ? { ...f, bytes: Buffer.from(f.data) } : null;
+}

@@ -1,0 +1,454 @@
+/**
+ * What the merchant does with disputes (part 3 §4.13): open one on an order
+ * (disputeProducts → disputeConfirmInfo → create), reply, cancel, and attach files.
+ *
+ * None of create, reply, cancel and uploadFile is retried blindly:
+ * - create carries our businessDisputeId, unique per dispute at the service: after an unknown
+ *   outcome the same create is sent once more, and "already exists" means it was made;
+ * - reply goes through `replyOnce` (the messages are read before sending again);
+ * - a double submit of the same form (its one-time key) finds the first one's row.
+ */
+import { createHash } from "node:crypto";
+import { Prisma, type PrismaClient } from "@prisma/client";
+import { z } from "zod";
+import { fileKind, saveFile } from "../archive/files.server";
+import { addTimeline } from "../fulfilment/timeline.server";
+import type { SvcClient } from "../svc/client.server";
+import { SvcDisputeStateError, SvcError, SvcNotFoundError, SvcParamError } from "../svc/errors";
+import { storedReplyText, type DisputeConfirmInfo } from "../svc/disputes.server";
+import { syncRecord, type SyncAccount } from "./sync.server";
+
+export class DisputeInputError extends Error {
+  override name = "DisputeInputError";
+  constructor(
+    message: string,
+    readonly field = "form",
+  ) {
+    super(message);
+  }
+}
+
+/** The service's refusals in the merchant's words. */
+export function disputeErrorText(error: unknown): string {
+  if (error instanceof DisputeInputError) return error.message;
+  if (error instanceof SvcDisputeStateError)
+    return "This dispute no longer takes messages: the service accepts them only while it is being processed (or, as a note, once it is completed).";
+  if (error instanceof SvcNotFoundError)
+    return "The service does not know this dispute or order on your account (it may have been opened on another account).";
+  if (error instanceof SvcParamError) return `The service refused it: ${error.message}`;
+  if (error instanceof SvcError && error.outcomeUnknown)
+    return "The service did not answer in time. Nothing is sent twice: check the dispute in a minute.";
+  if (error instanceof SvcError) return `The service did not take it: ${error.message}`;
+  return "The service could not be reached. Try again in a minute.";
+}
+
+const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+const UPLOAD_ANSWERS_MS = 3600_000;
+const ATTACHMENTS_MAX = 6;
+
+/**
+ * The merchant's attachments (uploaded files and addresses) as service addresses: an uploaded
+ * file is kept by the app and offered to uploadFile at an unguessable address that answers for
+ * an hour; an address is handed to uploadFile as it is (the service copies it, so an expiring
+ * link is fine).
+ */
+export async function attachmentsToService(
+  db: PrismaClient,
+  client: SvcClient,
+  shop: string,
+  appUrl: string,
+  input: { files: File[]; addresses: string[] },
+): Promise<{ imageUrl: string[]; videoUrl: string[] }> {
+  const files = input.files.filter((f) => f.size > 0);
+  const addresses = input.addresses.map((a) => a.trim()).filter(Boolean);
+  if (files.length + addresses.length > ATTACHMENTS_MAX)
+    throw new DisputeInputError(`Attach at most ${ATTACHMENTS_MAX} files.`, "files");
+  const sources: { url: string; video: boolean }[] = [];
+  for (const f of files) {
+    if (f.size > MAX_ATTACHMENT_BYTES)
+      throw new DisputeInputError(`${f.name} is larger than 10 MB.`, "files");
+    const bytes = Buffer.from(await f.arrayBuffer());
+    const kind = fileKind(bytes);
+    if (!kind || kind.media === "document")
+      throw new DisputeInputError(
+        `${f.name} is not a photo (jpg, png, webp, gif) or a video (mp4, mov, webm).`,
+        "files",
+      );
+    const kept = await saveFile(db, {
+      shopDomain: shop,
+      purpose: "dispute_upload",
+      name: f.name,
+      bytes,
+      type: kind.type,
+      publicForMs: UPLOAD_ANSWERS_MS,
+    });
+    sources.push({
+      url: `${appUrl.replace(/\/$/, "")}/files/${kept.publicToken}`,
+      video: kind.media === "video",
+    });
+  }
+  for (const a of addresses) {
+    let url: URL;
+    try {
+      url = new URL(a);
+    } catch {
+      throw new DisputeInputError(`${a.slice(0, 80)} is not a web address.`, "addresses");
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:")
+      throw new DisputeInputError("Addresses must start with https://.", "addresses");
+    sources.push({ url: a, video: /\.(mp4|mov|webm)(\?|$)/i.test(url.pathname) });
+  }
+  const out = { imageUrl: [] as string[], videoUrl: [] as string[] };
+  for (const s of sources) {
+    const copied = await client.disputes.uploadFile(s.url);
+    (s.video ? out.videoUrl : out.imageUrl).push(copied);
+  }
+  return out;
+}
+
+const openSchema = z.object({
+  reasonId: z.coerce.number().int().positive("Choose a reason"),
+  expectType: z.enum(["1", "2"], "Choose a refund or a reissue").transform(Number),
+  refundType: z.enum(["1", "2"], "Choose where the refund goes").transform(Number),
+  text: z
+    .string()
+    .transform((t) => t.trim())
+    .pipe(
+      z
+        .string()
+        .min(1, "Say what went wrong")
+        .max(500, "At most 500 characters")
+        .refine((t) => storedReplyText(t) !== "", "Emoji are removed by the service: add words"),
+    ),
+  clientKey: z.string().min(8).max(64),
+});
+
+export interface OpenInput {
+  orderId: string;
+  /** lineItemId → quantity (0 = not disputed). */
+  quantities: Record<string, number>;
+  reasonId: string;
+  expectType: string;
+  refundType: string;
+  text: string;
+  clientKey: string;
+  files: File[];
+  addresses: string[];
+}
+
+/** The order's lines and choices for the open form (disputeProducts, then confirm info). */
+export async function openOptions(client: SvcClient, svcOrderId: string) {
+  const products = await client.disputes.products(svcOrderId);
+  const choosable = products.productInfoList.filter(
+    (l) => l.canChoose !== false && (l.quantity ?? 0) > 0,
+  );
+  let info: DisputeConfirmInfo | null = null;
+  if (choosable.length) {
+    info = await client.disputes.confirmInfo(
+      svcOrderId,
+      choosable.map((l) => ({
+        lineItemId: l.lineItemId ?? undefined,
+        quantity: 1,
+        price: l.price ?? "0",
+      })),
+    );
+  }
+  return {
+    orderNumber: products.orderNumber ?? null,
+    lines: products.productInfoList.map((l) => ({
+      lineItemId: l.lineItemId ?? "",
+      name: l.svcProductName ?? l.sku ?? "Product",
+      sku: l.sku ?? null,
+      image: l.svcImage ?? null,
+      price: l.price ?? "0",
+      available: l.quantity ?? 0,
+      canChoose: l.canChoose !== false && (l.quantity ?? 0) > 0,
+    })),
+    reasons: (info?.disputeReasonList ?? []).map((r) => ({
+      id: String(r.disputeReasonId),
+      name: r.reasonName ?? `Reason ${r.disputeReasonId}`,
+    })),
+    expectOptions: (info?.expectResultOptionList ?? ["1", "2"]).map(String),
+  };
+}
+
+/** Our businessDisputeId for a form's one-time key (a double submit gives the same one). */
+function businessId(shop: string, clientKey: string): string {
+  return `bd-${createHash("sha256").update(`${shop}:${clientKey}`).digest("hex").slice(0, 32)}`;
+}
+
+/**
+ * Opens a dispute on a shop order. The app's row (a `pending:` id until the service lists it)
+ * is written first: a second submit of the same form meets it and sends nothing.
+ */
+export async function openDispute(
+  db: PrismaClient,
+  client: SvcClient,
+  account: SyncAccount,
+  appUrl: string,
+  input: OpenInput,
+): Promise<{ disputeId: string; already: boolean }> {
+  const parsed = openSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new DisputeInputError(issue.message, String(issue.path[0] ?? "form"));
+  }
+  const form = parsed.data;
+  const order = await db.shopOrder.findFirst({
+    where: { id: input.orderId, shopDomain: account.shopDomain },
+    select: { id: true, svcOrderId: true, shopifyOrderName: true, paidAt: true },
+  });
+  if (!order?.svcOrderId || !order.paidAt)
+    throw new DisputeInputError("Disputes can be opened on orders paid at the service only.");
+  const bid = businessId(account.shopDomain, form.clientKey);
+  const existing = await db.dispute.findFirst({ where: { businessDisputeId: bid } });
+  if (existing) return { disputeId: existing.id, already: true };
+
+  // The lock first: a second submit of the same form, even at the same moment, stops here.
+  let row;
+  try {
+    row = await db.dispute.create({
+      data: {
+        shopDomain: account.shopDomain,
+        svcAccountId: account.id,
+        svcDisputeId: `pending:${bid}`,
+        businessDisputeId: bid,
+        orderId: order.id,
+        svcOrderId: order.svcOrderId,
+        status: "Sent",
+        expectType: form.expectType,
+        svcCreatedAt: new Date(),
+        messages: {
+          create: {
+            messageId: `pending:${bid}`,
+            fromSupport: false,
+            at: new Date(),
+            text: storedReplyText(form.text),
+          },
+        },
+      },
+    });
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      const other = await db.dispute.findFirst({ where: { businessDisputeId: bid } });
+      if (other) return { disputeId: other.id, already: true };
+    }
+    throw error;
+  }
+  const id = row.id;
+  try {
+    const { chosen, reason, files } = await prepare();
+    await createOnce(client, {
+      businessDisputeId: bid,
+      orderId: order.svcOrderId,
+      disputeReasonId: form.reasonId,
+      expectType: form.expectType as 1 | 2,
+      refundType: form.refundType as 1 | 2,
+      messageText: form.text,
+      ...(files.imageUrl.length ? { imageUrl: files.imageUrl } : {}),
+      ...(files.videoUrl.length ? { videoUrl: files.videoUrl } : {}),
+      productInfoList: chosen,
+    });
+    await addTimeline(db, order.id, {
+      step: "dispute",
+      outcome: "info",
+      message: `Dispute opened: ${form.expectType === 1 ? "refund" : "reissue"} of ${chosen.reduce((n, l) => n + l.quantity, 0)} item(s), ${reason}.`,
+    });
+  } catch (error) {
+    // Not made (refused, or bad input): the row goes, so the merchant can correct and send
+    // again. After an unknown outcome it stays: the sync claims it if the service made it.
+    if (!(error instanceof SvcError && error.outcomeUnknown))
+      await db.dispute.delete({ where: { id } });
+    throw error;
+  }
+  // Find it in the service's list now, so the page shows its id and status.
+  await refreshOrderDisputes(db, client, account, order.svcOrderId).catch(() => undefined);
+  return { disputeId: id, already: false };
+
+  /** The lines, reason and outcome checked against the service; the attachments copied. */
+  async function prepare() {
+    const svcOrderId = order!.svcOrderId!;
+    const products = await client.disputes.products(svcOrderId);
+    const chosen = products.productInfoList.flatMap((l) => {
+      const q = input.quantities[l.lineItemId ?? ""] ?? 0;
+      if (!q) return [];
+      if (l.canChoose === false || q > (l.quantity ?? 0) || !Number.isInteger(q) || q < 0)
+        throw new DisputeInputError(
+          `${l.svcProductName ?? "A line"}: at most ${l.quantity ?? 0} can be disputed${l.canChoose === false ? " (it has an open dispute)" : ""}.`,
+          "lines",
+        );
+      return [{ lineItemId: l.lineItemId ?? undefined, quantity: q, price: l.price ?? "0" }];
+    });
+    if (chosen.length === 0) throw new DisputeInputError("Choose at least one line.", "lines");
+    const info = await client.disputes.confirmInfo(svcOrderId, chosen);
+    const reason = info.disputeReasonList.find((r) => r.disputeReasonId === form.reasonId);
+    if (!reason)
+      throw new DisputeInputError("Choose one of the reasons the service offers.", "reasonId");
+    if (!info.expectResultOptionList.map(String).includes(String(form.expectType)))
+      throw new DisputeInputError("The service does not offer that outcome here.", "expectType");
+    const files = await attachmentsToService(db, client, account.shopDomain, appUrl, input);
+    await db.dispute.update({
+      where: { id },
+      data: {
+        reason: reason.reasonName,
+        orderNumber: info.orderNumber ?? null,
+        lines: chosen as unknown as Prisma.InputJsonValue,
+      },
+    });
+    return { chosen, reason: reason.reasonName ?? "reason given", files };
+  }
+}
+
+/** create, and once more after an unknown outcome: "already exists" then means it was made. */
+async function createOnce(
+  client: SvcClient,
+  request: Parameters<SvcClient["disputes"]["create"]>[0],
+) {
+  try {
+    await client.disputes.create(request);
+  } catch (error) {
+    if (!(error instanceof SvcError && error.outcomeUnknown)) throw error;
+    try {
+      await client.disputes.create(request);
+    } catch (again) {
+      if (again instanceof SvcParamError && /already exists/i.test(again.message)) return;
+      throw again;
+    }
+  }
+}
+
+/** Reads the disputes of one service order (list by orderId) into the app. */
+export async function refreshOrderDisputes(
+  db: PrismaClient,
+  client: SvcClient,
+  account: SyncAccount,
+  svcOrderId: string,
+) {
+  const page = await client.disputes.list({ orderId: svcOrderId, pageSize: 50 });
+  for (const r of page.items) await syncRecord(db, client, account, r, false);
+}
+
+/** Reads one dispute again (after a reply or a cancel), by its id. */
+async function refreshOne(
+  db: PrismaClient,
+  client: SvcClient,
+  account: SyncAccount,
+  svcDisputeId: string,
+) {
+  if (!/^\d+$/.test(svcDisputeId)) return;
+  const page = await client.disputes.list({ disputeId: Number(svcDisputeId), pageSize: 1 });
+  for (const r of page.items) await syncRecord(db, client, account, r, false);
+}
+
+async function ownDispute(db: PrismaClient, shop: string, id: string) {
+  const d = await db.dispute.findFirst({ where: { id, shopDomain: shop } });
+  if (!d) throw new DisputeInputError("This dispute is not on your account.");
+  if (d.svcDisputeId.startsWith("pending:"))
+    throw new DisputeInputError(
+      "The service has not listed this dispute yet. Try again in a minute.",
+    );
+  return d;
+}
+
+const replySchema = z.object({
+  text: z
+    .string()
+    .transform((t) => t.trim())
+    .pipe(
+      z
+        .string()
+        .min(1, "Write a message")
+        .max(500, "At most 500 characters")
+        .refine((t) => storedReplyText(t) !== "", "Emoji are removed by the service: add words"),
+    ),
+  clientKey: z.string().min(8).max(64),
+});
+
+/**
+ * Replies to a dispute: once per form key (a `pending:` message row is the lock), through
+ * replyOnce (after a time-out the messages are read before sending again).
+ */
+export async function replyToDispute(
+  db: PrismaClient,
+  client: SvcClient,
+  account: SyncAccount,
+  appUrl: string,
+  input: { id: string; text: string; clientKey: string; files: File[]; addresses: string[] },
+): Promise<{ sent: boolean; already: boolean }> {
+  const parsed = replySchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new DisputeInputError(issue.message, String(issue.path[0] ?? "form"));
+  }
+  const d = await ownDispute(db, account.shopDomain, input.id);
+  const lockId = `pending:${createHash("sha256").update(parsed.data.clientKey).digest("hex").slice(0, 32)}`;
+  try {
+    await db.disputeMessage.create({
+      data: {
+        disputeId: d.id,
+        messageId: lockId,
+        fromSupport: false,
+        at: new Date(),
+        text: storedReplyText(parsed.data.text),
+      },
+    });
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")
+      return { sent: false, already: true };
+    throw error;
+  }
+  try {
+    const files = await attachmentsToService(db, client, account.shopDomain, appUrl, input);
+    const r = await client.disputes.replyOnce({
+      disputeId: d.svcDisputeId,
+      messageText: parsed.data.text,
+      ...(files.imageUrl.length ? { imageUrl: files.imageUrl } : {}),
+      ...(files.videoUrl.length ? { videoUrl: files.videoUrl } : {}),
+    });
+    await db.disputeMessage.updateMany({
+      where: { disputeId: d.id, messageId: lockId },
+      data: { imageUrls: files.imageUrl, videoUrls: files.videoUrl },
+    });
+    await db.dispute.update({ where: { id: d.id }, data: { unread: false } });
+    await refreshOne(db, client, account, d.svcDisputeId).catch(() => undefined);
+    return { sent: r.sent, already: r.alreadyThere };
+  } catch (error) {
+    // Not sent (a refusal): the lock goes so that a corrected message can be sent.
+    if (!(error instanceof SvcError && error.outcomeUnknown)) {
+      await db.disputeMessage.deleteMany({ where: { disputeId: d.id, messageId: lockId } });
+    }
+    throw error;
+  }
+}
+
+/** Cancels a dispute at the service, then reads it again. */
+export async function cancelDispute(
+  db: PrismaClient,
+  client: SvcClient,
+  account: SyncAccount,
+  id: string,
+): Promise<void> {
+  const d = await ownDispute(db, account.shopDomain, id);
+  if (d.cancelledAt) return;
+  if (!d.svcOrderId) throw new DisputeInputError("The dispute's order is not known yet.");
+  try {
+    await client.disputes.cancel(d.svcOrderId, d.svcDisputeId);
+  } catch (error) {
+    // Sent twice (a double click, or a lost answer): refused, and the dispute reads cancelled.
+    if (!(error instanceof SvcParamError)) throw error;
+    await refreshOne(db, client, account, d.svcDisputeId);
+    const now = await db.dispute.findUniqueOrThrow({ where: { id: d.id } });
+    if (!/cancel/i.test(now.status)) throw error;
+  }
+  await db.dispute.update({
+    where: { id: d.id },
+    data: { cancelledAt: new Date() },
+  });
+  if (d.orderId)
+    await addTimeline(db, d.orderId, {
+      step: "dispute",
+      outcome: "info",
+      message: `Dispute ${d.svcDisputeId} cancelled.`,
+    });
+  await refreshOne(db, client, account, d.svcDisputeId).catch(() => undefined);
+}
