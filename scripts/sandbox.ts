@@ -41,7 +41,8 @@ if (!existsSync("build/index.js")) {
 }
 
 // 1. The simulators.
-const svcSim = await startServiceSim({ allowLoopbackWebhooks: true });
+// The app and the simulators share this machine: the service may call and fetch from loopback.
+const svcSim = await startServiceSim({ allowLoopbackWebhooks: true, allowLoopbackUploads: true });
 const shopSim = await startShopSim({ apiSecret: API_SECRET, appUrl: APP_URL });
 // Exchange rates shaped like the ECB's (the sandbox reaches nothing outside this machine).
 const fxSim = await startFxSim();

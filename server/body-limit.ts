@@ -17,6 +17,8 @@ export interface BodyLimits {
   codeReceiver: number;
   /** The embedded admin's pages and form posts (/app/…, /auth/…). */
   admin: number;
+  /** The dispute pages' posts, which carry attachments (up to 6 files of 10 MB). */
+  disputeUpload: number;
   /** Everything else. */
   other: number;
 }
@@ -26,6 +28,7 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
   svcWebhook: 256 * 1024,
   codeReceiver: 8 * 1024,
   admin: 1024 * 1024,
+  disputeUpload: 64 * 1024 * 1024,
   other: 16 * 1024,
 };
 
@@ -50,6 +53,7 @@ export function bodyLimitFor(pathname: string, limits: BodyLimits): number {
   if (pathname === "/svc/auth/callback" || pathname === "/svc/auth/callback/") {
     return limits.codeReceiver;
   }
+  if (pathname.startsWith("/app/disputes/")) return limits.disputeUpload;
   if (/^\/(app|auth)(\/|$)/.test(pathname)) return limits.admin;
   return limits.other;
 }

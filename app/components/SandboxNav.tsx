@@ -4,6 +4,7 @@ import { Badge, Box, Button, InlineStack, Text } from "@shopify/polaris";
 export const NAV_LINKS = [
   { to: "/app", label: "Dashboard" },
   { to: "/app/orders", label: "Orders" },
+  { to: "/app/disputes", label: "Disputes" },
   { to: "/app/products", label: "Products" },
   { to: "/app/catalog", label: "Catalog" },
   { to: "/app/settings", label: "Settings" },
@@ -13,7 +14,14 @@ export const NAV_LINKS = [
 const SANDBOX_MAIL_LINK = { to: "/app/sandbox-mail", label: "Mail" } as const;
 
 /** The sandbox's navigation bar (inside Shopify's admin, App Bridge's NavMenu does this). */
-export function SandboxNav({ shop }: { shop: string }) {
+/** A link's label with its count, where it has one (disputes with a new message). */
+export function navLabel(l: (typeof NAV_LINKS)[number], counts: { disputes: number }): string {
+  return l.to === "/app/disputes" && counts.disputes > 0
+    ? `${l.label} (${counts.disputes})`
+    : l.label;
+}
+
+export function SandboxNav({ shop, counts }: { shop: string; counts: { disputes: number } }) {
   const { pathname } = useLocation();
   const current = (to: string) =>
     to === "/app" ? pathname === "/app" || pathname === "/app/" : pathname.startsWith(to);
@@ -31,7 +39,7 @@ export function SandboxNav({ shop }: { shop: string }) {
           <InlineStack gap="100" wrap>
             {[...NAV_LINKS, SANDBOX_MAIL_LINK].map((l) => (
               <Button key={l.to} url={l.to} pressed={current(l.to)} size="slim">
-                {l.label}
+                {l.to === SANDBOX_MAIL_LINK.to ? l.label : navLabel(l, counts)}
               </Button>
             ))}
           </InlineStack>

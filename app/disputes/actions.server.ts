@@ -13,7 +13,7 @@ import { Prisma, type PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { fileKind, saveFile } from "../archive/files.server";
 import { addTimeline } from "../fulfilment/timeline.server";
-import type { SvcClient } from "../svc/client.server";
+import { svcClientForAccount, type SvcClient } from "../svc/client.server";
 import { SvcDisputeStateError, SvcError, SvcNotFoundError, SvcParamError } from "../svc/errors";
 import { storedReplyText, type DisputeConfirmInfo } from "../svc/disputes.server";
 import { syncRecord, type SyncAccount } from "./sync.server";
@@ -328,8 +328,8 @@ export async function refreshOrderDisputes(
   for (const r of page.items) await syncRecord(db, client, account, r, false);
 }
 
-/** Reads one dispute again (after a reply or a cancel), by its id. */
-async function refreshOne(
+/** Reads one dispute again (after a reply or a cancel, or when the merchant asks), by its id. */
+export async function refreshOne(
   db: PrismaClient,
   client: SvcClient,
   account: SyncAccount,
@@ -451,4 +451,47 @@ export async function cancelDispute(
       message: `Dispute ${d.svcDisputeId} cancelled.`,
     });
   await refreshOne(db, client, account, d.svcDisputeId).catch(() => undefined);
+}
+
+/** The files and addresses a dispute form carries (inputs `files` and `addresses`, one a line). */
+export function attachmentsOf(form: FormData): { files: File[]; addresses: string[] } {
+  const files = form.getAll("files").filter((f): f is File => typeof f === "object" && f.size > 0);
+  const addresses = String(form.get("addresses") ?? "")
+    .split(/\s+/)
+    .map((a) => a.trim())
+    .filter(Boolean);
+  return { files, addresses };
+}
+
+export type DisputeFormResult =
+  | { ok: true; intent: string; message: string; id?: string }
+  | { ok: false; intent: string; errors: Record<string, string> };
+
+/**
+ * Runs a dispute form's use case for a shop: the connected account and its client, and the
+ * outcome as the pages show it (a toast, or an error by field; nothing changed on a refusal).
+ */
+export async function runDisputeForm(
+  db: PrismaClient,
+  shop: string,
+  intent: string,
+  run: (
+    client: SvcClient,
+    account: SyncAccount,
+  ) => Promise<string | { message: string; id: string }>,
+): Promise<DisputeFormResult> {
+  const account = await db.svcAccount.findUnique({
+    where: { shopDomain: shop },
+    select: { id: true, shopDomain: true },
+  });
+  if (!account?.shopDomain)
+    return { ok: false, intent, errors: { form: "Connect a service account first (Settings)." } };
+  const client = await svcClientForAccount(account.id, { prisma: db, timeoutMs: 15_000 });
+  try {
+    const r = await run(client, { id: account.id, shopDomain: account.shopDomain });
+    return typeof r === "string" ? { ok: true, intent, message: r } : { ok: true, intent, ...r };
+  } catch (error) {
+    const field = error instanceof DisputeInputError ? error.field : "form";
+    return { ok: false, intent, errors: { [field]: disputeErrorText(error) } };
+  }
 }

@@ -40,6 +40,7 @@ import { StateBadge } from "../components/StateBadge";
 import { formatDateTime } from "../components/format";
 import { itemsTotal, rateText } from "../fx/format";
 import { prisma } from "../db.server";
+import { disputesOfOrder } from "../disputes/page.server";
 
 export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   const { shop, sandbox } = await requireAdmin(request);
@@ -52,7 +53,8 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
       ])
     : { links: [], error: null };
   const repair = await repairCardData(prisma, shop, order.id);
-  return { order, pod, sandbox, repair };
+  const disputes = await disputesOfOrder(prisma, shop, order.id);
+  return { order, pod, sandbox, repair, disputes };
 };
 
 export const action = async ({ request, params }: ActionFunctionArgs) => {
@@ -102,7 +104,7 @@ function LineItem({
 }
 
 export default function OrderPage() {
-  const { order, pod, sandbox, repair } = useLoaderData<typeof loader>();
+  const { order, pod, sandbox, repair, disputes } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>() as ActionData;
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
@@ -272,6 +274,42 @@ export default function OrderPage() {
                 ) : null}
               </BlockStack>
             </Card>
+            {order.paidAt && order.svcOrderId ? (
+              <Card>
+                <BlockStack gap="300">
+                  <InlineStack align="space-between" blockAlign="center">
+                    <Text as="h2" variant="headingMd">
+                      Disputes
+                    </Text>
+                    <Button url={`/app/disputes/new?order=${encodeURIComponent(order.id)}`}>
+                      Open a dispute
+                    </Button>
+                  </InlineStack>
+                  {disputes.length === 0 ? (
+                    <Text as="p" tone="subdued">
+                      A parcel damaged, wrong or lost? Ask the supplier for a refund or a reissue.
+                    </Text>
+                  ) : (
+                    <BlockStack gap="100">
+                      {disputes.map((d) => (
+                        <InlineStack key={d.id} gap="200" blockAlign="center">
+                          <PolarisLink url={`/app/disputes/${d.id}`}>
+                            {d.svcDisputeId ? `Dispute ${d.svcDisputeId}` : "Dispute (being sent)"}
+                          </PolarisLink>
+                          <Badge tone={d.closed ? undefined : "attention"}>{d.status}</Badge>
+                          {d.unread ? <Badge tone="info">New message</Badge> : null}
+                          <Text as="span" tone="subdued">
+                            {[d.reason, d.money ? `${d.money} USD` : null]
+                              .filter(Boolean)
+                              .join(" · ")}
+                          </Text>
+                        </InlineStack>
+                      ))}
+                    </BlockStack>
+                  )}
+                </BlockStack>
+              </Card>
+            ) : null}
             <Card>
               <BlockStack gap="300">
                 <Text as="h2" variant="headingMd">

@@ -34,6 +34,7 @@ import { FormStatus, type ActionData } from "../components/FormStatus";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
 import { useSubmitOnce } from "../components/SubmitOnce";
+import { ViewTabs } from "../components/ViewTabs";
 import { formatDateTime } from "../components/format";
 import { prisma } from "../db.server";
 
@@ -157,44 +158,13 @@ export default function Orders() {
           />
         ) : null}
         <Card padding="0">
-          <nav aria-label="Order views" style={{ overflowX: "auto" }}>
-            <ul
-              style={{
-                display: "flex",
-                gap: 4,
-                listStyle: "none",
-                margin: 0,
-                padding: "8px 8px 0",
-                whiteSpace: "nowrap",
-                borderBottom: "1px solid var(--p-color-border-secondary)",
-              }}
-            >
-              {VIEWS.map((v) => {
-                const active = data.filter.view === v.id;
-                return (
-                  <li key={v.id}>
-                    <Link
-                      to={view(v.id)}
-                      aria-current={active ? "page" : undefined}
-                      data-view={v.id}
-                      style={{
-                        display: "inline-block",
-                        padding: "8px 12px",
-                        color: "var(--p-color-text)",
-                        textDecoration: "none",
-                        fontWeight: active ? 650 : 450,
-                        borderBottom: active
-                          ? "2px solid var(--p-color-border-emphasis)"
-                          : "2px solid transparent",
-                      }}
-                    >
-                      {v.label} <span>({data.viewCounts[v.id]})</span>
-                    </Link>
-                  </li>
-                );
-              })}
-            </ul>
-          </nav>
+          <ViewTabs
+            label="Order views"
+            views={VIEWS}
+            current={data.filter.view}
+            counts={data.viewCounts}
+            href={view}
+          />
           <Box padding="300">
             <FilterBar filter={data.filter} clearUrl={view(data.filter.view)} />
           </Box>

@@ -5,24 +5,27 @@ import polarisStyles from "@shopify/polaris/build/esm/styles.css";
 import { boundary } from "@shopify/shopify-app-remix/server";
 import { AppProvider } from "@shopify/shopify-app-remix/react";
 import { requireAdmin } from "../admin/context.server";
-import { NAV_LINKS, SandboxNav } from "../components/SandboxNav";
+import { NAV_LINKS, SandboxNav, navLabel } from "../components/SandboxNav";
+import { prisma } from "../db.server";
+import { unreadDisputes } from "../disputes/page.server";
 import { config } from "../config.server";
 
 export const links = () => [{ rel: "stylesheet", href: polarisStyles }];
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop, sandbox } = await requireAdmin(request);
+  const counts = { disputes: await unreadDisputes(prisma, shop) };
   // The API key is public (it is the app's client id); the secret never leaves the server.
-  return { apiKey: config.SHOPIFY_API_KEY, sandbox, shop };
+  return { apiKey: config.SHOPIFY_API_KEY, sandbox, shop, counts };
 };
 
 export default function App() {
-  const { apiKey, sandbox, shop } = useLoaderData<typeof loader>();
+  const { apiKey, sandbox, shop, counts } = useLoaderData<typeof loader>();
   if (sandbox) {
     // A plain browser: no App Bridge (it only runs inside Shopify's admin), our own navigation.
     return (
       <AppProvider isEmbeddedApp={false} apiKey={apiKey}>
-        <SandboxNav shop={shop} />
+        <SandboxNav shop={shop} counts={counts} />
         <Outlet />
       </AppProvider>
     );
@@ -32,7 +35,7 @@ export default function App() {
       <NavMenu>
         {NAV_LINKS.map((l) => (
           <Link key={l.to} to={l.to} rel={l.to === "/app" ? "home" : undefined}>
-            {l.label}
+            {navLabel(l, counts)}
           </Link>
         ))}
       </NavMenu>

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PNG_1PX } from "../helpers/file-server";
 
 const SHOTS = "artifacts/screenshots";
 let sandbox: ChildProcess;
@@ -378,6 +379,82 @@ describe("the sandbox in a browser", () => {
     await page.getByText("Sent to the shop").waitFor({ timeout: 90_000 });
     await expectNoSecrets();
     await shot("06-order-tracked");
+  });
+
+  it("opens a dispute on the shipped order with a photo, replies, reads support's answer, cancels it", async () => {
+    // From the order page (the shipped order is open).
+    await page.getByRole("link", { name: "Open a dispute" }).click();
+    await page.getByRole("heading", { name: /^Open a dispute on #\d+/ }).waitFor();
+    await shot("30-dispute-open-form");
+    // No reason chosen: refused by its field, what was typed stays.
+    await page.getByLabel("Describe the problem").fill("The lamp arrived with a cracked shade.");
+    await page.getByRole("button", { name: "Open dispute" }).click();
+    await page.getByText("Choose a reason").nth(1).waitFor();
+    expect(await page.getByLabel("Describe the problem").inputValue()).toBe(
+      "The lamp arrived with a cracked shade.",
+    );
+    await shot("31-dispute-open-refused");
+    await page
+      .getByLabel(/^Quantity of /)
+      .first()
+      .fill("1");
+    await page.getByLabel("Reason").selectOption({ label: "Item damaged" });
+    await page.getByLabel("Photos or videos", { exact: true }).setInputFiles({
+      name: "cracked.png",
+      mimeType: "image/png",
+      buffer: PNG_1PX,
+    });
+    // A double click opens one dispute.
+    await page.getByRole("button", { name: "Open dispute" }).dblclick();
+    const heading = page.getByRole("heading", { name: /^Dispute \d+$/ });
+    await heading.waitFor({ timeout: 60_000 });
+    const svcId = (await heading.innerText()).slice("Dispute ".length);
+    const creates = (await (await fetch(`${info.svcSimUrl}/__sim/calls`)).json()) as {
+      op: string;
+      code?: number;
+    }[];
+    expect(creates.filter((c) => c.op === "disputeCreate" && c.code === 200)).toHaveLength(1);
+    await page.getByText("The lamp arrived with a cracked shade.").waitFor();
+    await page.getByRole("link", { name: "Photo 1" }).waitFor();
+    await shot("32-dispute-opened");
+
+    // A reply with emoji: the service keeps the words.
+    await page.getByLabel("Your message").fill("Here is a second photo 📷 of the box.");
+    await page.getByRole("button", { name: "Send reply" }).click();
+    await page.getByText("Reply sent").first().waitFor();
+    await page.getByText("Here is a second photo  of the box.").waitFor();
+    expect(await page.getByLabel("Your message").inputValue()).toBe("");
+
+    // Support answers at the service; "Check now" on the list brings it in.
+    const res = await fetch(`${info.svcSimUrl}/__sim/disputes/${svcId}/status`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ status: 200, message: "Sorry about that. A refund is on its way." }),
+    });
+    expect(res.status).toBe(200);
+    await page
+      .getByRole("link", { name: /^Disputes/ })
+      .first()
+      .click();
+    await page.getByRole("heading", { name: "Disputes" }).waitFor();
+    await page.getByRole("button", { name: "Check now" }).click();
+    await page.getByText("1 new message from support").first().waitFor();
+    await page.getByRole("link", { name: "Disputes (1)" }).first().waitFor();
+    expect(await viewCount("unread")).toBe(1);
+    await shot("33-disputes-list");
+    await page.getByRole("link", { name: `Dispute ${svcId}` }).click();
+    await page.getByText("Sorry about that. A refund is on its way.").waitFor();
+    await page.getByText("Pending review").first().waitFor();
+    await shot("34-dispute-answered");
+
+    // Cancel, asking first.
+    await page.getByRole("button", { name: "Cancel dispute" }).click();
+    await page.getByRole("button", { name: "Confirm: cancel dispute" }).click();
+    await page.getByText("Dispute cancelled").first().waitFor();
+    await page.getByText("This dispute is cancelled: it takes no more messages.").waitFor();
+    expect(await page.getByRole("button", { name: "Send reply" }).count()).toBe(0);
+    await shot("35-dispute-cancelled");
+    await expectNoSecrets();
   });
 
   it("counts the order on the dashboard", async () => {

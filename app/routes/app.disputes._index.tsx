@@ -1,0 +1,231 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import {
+  Badge,
+  BlockStack,
+  Box,
+  Button,
+  Card,
+  IndexTable,
+  InlineStack,
+  Page,
+  Pagination,
+  Text,
+  TextField,
+  useBreakpoints,
+} from "@shopify/polaris";
+import { useEffect, useState } from "react";
+import { requireAdmin } from "../admin/context.server";
+import { CheckNow } from "../components/DisputeAttachments";
+import { FormStatus, type ActionData } from "../components/FormStatus";
+import { formatDateTime } from "../components/format";
+import { ViewTabs } from "../components/ViewTabs";
+import { prisma } from "../db.server";
+import { runDisputeForm } from "../disputes/actions.server";
+import { type DisputeView, listDisputes } from "../disputes/page.server";
+import { syncDisputes } from "../disputes/sync.server";
+
+export const loader = async ({ request }: LoaderFunctionArgs) => {
+  const { shop } = await requireAdmin(request);
+  return listDisputes(prisma, shop, new URL(request.url).searchParams);
+};
+
+/** Check now: the last 90 days read from the service at once (the schedule does it every 10 minutes). */
+export const action = async ({ request }: ActionFunctionArgs) => {
+  const { shop } = await requireAdmin(request);
+  return runDisputeForm(prisma, shop, "check", async (client, account) => {
+    const r = await syncDisputes(prisma, client, account, { mode: "recent", now: Date.now() });
+    return r.newSupportMessages
+      ? `${r.newSupportMessages} new message${r.newSupportMessages === 1 ? "" : "s"} from support`
+      : "Up to date with the service";
+  });
+};
+
+const VIEWS: Array<{ id: DisputeView; label: string }> = [
+  { id: "all", label: "All" },
+  { id: "unread", label: "New messages" },
+  { id: "open", label: "Open" },
+  { id: "closed", label: "Closed" },
+];
+
+type Row = ReturnType<typeof useLoaderData<typeof loader>>["disputes"][number];
+
+function StatusBadge({ d }: { d: Row }) {
+  const tone = d.closed ? (d.outcome === "rejected" ? "critical" : undefined) : "attention";
+  return (
+    <InlineStack gap="100" wrap>
+      <Badge tone={tone}>{d.status}</Badge>
+      {d.outcome ? <Badge tone="success">{d.outcome}</Badge> : null}
+      {d.unread ? <Badge tone="info">New message</Badge> : null}
+    </InlineStack>
+  );
+}
+
+function Title({ d }: { d: Row }) {
+  return (
+    <Link to={`/app/disputes/${d.id}`} data-primary-link>
+      {d.svcDisputeId ? `Dispute ${d.svcDisputeId}` : "Dispute (being sent)"}
+    </Link>
+  );
+}
+
+const usd = (v: string | null) => (v ? `${v} USD` : "—");
+
+export default function Disputes() {
+  const data = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>() as ActionData;
+  const [params, setParams] = useSearchParams();
+  const { smDown } = useBreakpoints();
+  const [q, setQ] = useState(data.filter.q);
+  useEffect(() => setQ(data.filter.q), [data.filter.q]);
+  const view = (id: DisputeView) => {
+    const next = new URLSearchParams(params);
+    next.delete("page");
+    if (id === "all") next.delete("view");
+    else next.set("view", id);
+    return `?${next.toString()}`;
+  };
+  return (
+    <Page
+      title="Disputes"
+      subtitle="Refunds and reissues you asked the supplier for, and what support answered."
+      secondaryActions={<CheckNow label="Check now" />}
+      fullWidth
+    >
+      <BlockStack gap="400">
+        <FormStatus data={result} />
+        <Card padding="0">
+          <ViewTabs
+            label="Dispute views"
+            views={VIEWS}
+            current={data.filter.view}
+            counts={data.viewCounts}
+            href={view}
+          />
+          <Box padding="300">
+            <Form method="get" role="search" aria-label="Search disputes">
+              {data.filter.view !== "all" ? (
+                <input type="hidden" name="view" value={data.filter.view} />
+              ) : null}
+              <InlineStack gap="200" blockAlign="end" wrap>
+                <div style={{ flex: "1 1 260px" }}>
+                  <TextField
+                    label="Search"
+                    name="q"
+                    autoComplete="off"
+                    value={q}
+                    onChange={setQ}
+                    placeholder="Dispute id, order number, service order, reason, status"
+                  />
+                </div>
+                <Button submit>Search</Button>
+                {data.filter.q ? <Button url={view(data.filter.view)}>Clear</Button> : null}
+              </InlineStack>
+            </Form>
+          </Box>
+          {data.disputes.length === 0 ? (
+            <Box padding="600">
+              <BlockStack gap="200" inlineAlign="center">
+                <Text as="h2" variant="headingMd">
+                  {data.filter.q ? "No disputes match" : "No disputes here"}
+                </Text>
+                <Text as="p" tone="subdued" alignment="center">
+                  {data.filter.q
+                    ? "Try another search."
+                    : "Open one from an order's page when a parcel arrives damaged, wrong or not at all. Disputes opened on the service's site appear here too."}
+                </Text>
+              </BlockStack>
+            </Box>
+          ) : (
+            <IndexTable
+              resourceName={{ singular: "dispute", plural: "disputes" }}
+              itemCount={data.disputes.length}
+              selectable={false}
+              condensed={smDown}
+              headings={[
+                { title: "Dispute" },
+                { title: "Order" },
+                { title: "Status" },
+                { title: "Reason" },
+                { title: "Asked" },
+                { title: "Refund", alignment: "end" },
+                { title: "Opened" },
+                { title: "Last message" },
+              ]}
+            >
+              {data.disputes.map((d, i) => (
+                <IndexTable.Row id={d.id} key={d.id} position={i}>
+                  {smDown ? (
+                    <div style={{ padding: "12px 16px" }}>
+                      <BlockStack gap="100">
+                        <InlineStack align="space-between" gap="200">
+                          <Title d={d} />
+                          <Text as="span" numeric>
+                            {usd(d.money)}
+                          </Text>
+                        </InlineStack>
+                        <Text as="span" tone="subdued">
+                          {`${d.orderName ?? d.orderNumber ?? "Order not in the app"} · ${d.reason ?? "—"}`}
+                        </Text>
+                        <StatusBadge d={d} />
+                      </BlockStack>
+                    </div>
+                  ) : (
+                    <>
+                      <IndexTable.Cell>
+                        <Title d={d} />
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>
+                        {d.orderId ? (
+                          <Link to={`/app/orders/${d.orderId}`}>{d.orderName ?? "Order"}</Link>
+                        ) : (
+                          (d.orderNumber ?? "—")
+                        )}
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>
+                        <StatusBadge d={d} />
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>{d.reason ?? "—"}</IndexTable.Cell>
+                      <IndexTable.Cell>{d.expect ?? "—"}</IndexTable.Cell>
+                      <IndexTable.Cell>
+                        <Text as="span" alignment="end" numeric>
+                          {usd(d.money)}
+                        </Text>
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>{formatDateTime(d.openedAt)}</IndexTable.Cell>
+                      <IndexTable.Cell>
+                        {d.lastMessageAt ? formatDateTime(d.lastMessageAt) : "—"}
+                      </IndexTable.Cell>
+                    </>
+                  )}
+                </IndexTable.Row>
+              ))}
+            </IndexTable>
+          )}
+        </Card>
+        <InlineStack align="space-between" blockAlign="center">
+          <Text as="p" tone="subdued">
+            {`${data.total} dispute${data.total === 1 ? "" : "s"}`}
+          </Text>
+          {data.pages > 1 ? (
+            <Pagination
+              hasPrevious={data.filter.page > 1}
+              hasNext={data.filter.page < data.pages}
+              label={`Page ${data.filter.page} of ${data.pages}`}
+              onPrevious={() => {
+                const next = new URLSearchParams(params);
+                next.set("page", String(data.filter.page - 1));
+                setParams(next);
+              }}
+              onNext={() => {
+                const next = new URLSearchParams(params);
+                next.set("page", String(data.filter.page + 1));
+                setParams(next);
+              }}
+            />
+          ) : null}
+        </InlineStack>
+      </BlockStack>
+    </Page>
+  );
+}
