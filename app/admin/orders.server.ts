@@ -1,8 +1,6 @@
 /** What the orders pages show: lists by state with reasons, one order in full, and its actions. */
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { describeSvcError, clientForShop } from "./account.server";
-
 import { ORDER_STATES, type OrderStateName, PROBLEM_STATES } from "./order-states";
 
 export { ORDER_STATES, PROBLEM_STATES, type OrderStateName };
@@ -354,23 +352,5 @@ export function safeUrl(url: string | null | undefined): string | null {
     return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
   } catch {
     return null;
-  }
-}
-
-/** Proof-of-delivery links of a delivered order, asked from the service (best effort). */
-export async function proofOfDelivery(
-  db: PrismaClient,
-  shop: string,
-  svcOrderIds: string[],
-): Promise<{ links: string[]; error: string | null }> {
-  if (svcOrderIds.length === 0) return { links: [], error: null };
-  try {
-    const client = await clientForShop(db, shop);
-    if (!client) return { links: [], error: "Not connected" };
-    const proofs = await client.orders.getProofOfDelivery(svcOrderIds.slice(0, 50));
-    const links = proofs.flatMap((p) => p.proofOfDeliveryList ?? []).map(safeUrl);
-    return { links: links.filter((l): l is string => l !== null), error: null };
-  } catch (error) {
-    return { links: [], error: describeSvcError(error) };
   }
 }

@@ -6,6 +6,7 @@
  * Shopify returns it, and before creating one the shop's existing fulfilments are checked for
  * the same tracking number (a crash between the two is then adopted, not repeated).
  */
+import { queueArchive } from "../archive/archive.server";
 import type { Prisma, Shipment, ShopOrder as OrderRow, ShopOrderLine } from "@prisma/client";
 import { z } from "zod";
 import { addLogContext } from "../log-context.server";
@@ -690,6 +691,12 @@ async function proofOfDelivery(deps: FulfilmentDeps, orderId: string, accountId:
     ]);
     const links = proofs.flatMap((p) => p.proofOfDeliveryList);
     if (links.length) {
+      // The addresses expire: the files are copied into the app's archive (archive.server.ts).
+      const { shopDomain } = await db.shopOrder.findUniqueOrThrow({
+        where: { id: orderId },
+        select: { shopDomain: true },
+      });
+      await queueArchive(db, { shopDomain, orderId, purpose: "proof_of_delivery", urls: links });
       await addTimeline(db, orderId, {
         step: "proof_of_delivery",
         outcome: "info",

@@ -19,6 +19,7 @@ import {
 import { notifyHandlers, notifyRecurringJobs } from "../notify/jobs.server";
 import { catalogHandlers, catalogRecurringJobs } from "../catalog/jobs.server";
 import { disputeHandlers, disputeRecurringJobs } from "../disputes/jobs.server";
+import { archiveHandlers, archiveRecurringJobs } from "../archive/jobs.server";
 import { DIGEST_MAX_ATTEMPTS } from "../notify/notices.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
@@ -232,6 +233,7 @@ export const handlers: Record<string, JobHandler> = {
   // price pass (ORDER, LOGISTIC, ORDERSPLIT are above).
   ...catalogHandlers((ctx) => productionDeps(ctx.prisma)),
   ...disputeHandlers((ctx) => productionDeps(ctx.prisma)),
+  ...archiveHandlers((ctx) => productionDeps(ctx.prisma)),
 
   [BULK_CONNECT_JOB]: bulkConnectHandler,
   [BULK_ORDERS_JOB]: bulkOrdersHandler(),
@@ -316,4 +318,5 @@ export const recurringJobs: RecurringJob[] = [
   ...importConnectionsRecurringJobs,
   ...catalogRecurringJobs,
   ...disputeRecurringJobs,
+  ...archiveRecurringJobs,
 ];

@@ -31,7 +31,9 @@ import { useSubmitOnce } from "../components/SubmitOnce";
 import { BULK_LABELS, fittingActions } from "../admin/order-fit";
 import { requireAdmin } from "../admin/context.server";
 import { orderAction } from "../admin/order-actions.server";
-import { orderDetail, proofOfDelivery } from "../admin/orders.server";
+import { orderDetail } from "../admin/orders.server";
+import { orderFiles } from "../archive/archive.server";
+import { fileLink } from "../archive/files.server";
 import { FormStatus, type ActionData } from "../components/FormStatus";
 import { RepairCard, type RepairData } from "../components/RepairCard";
 import { repairAction, repairCardData } from "../repair/page.server";
@@ -46,12 +48,16 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   const { shop, sandbox } = await requireAdmin(request);
   const order = await orderDetail(prisma, shop, params.id ?? "");
   if (!order) throw new Response("Order not found", { status: 404 });
-  const delivered = order.state === "DELIVERED" || order.shipments.some((s) => s.deliveredAt);
-  const pod = delivered
-    ? await proofOfDelivery(prisma, shop, [
-        ...new Set(order.shipments.map((s) => s.svcOrderId).concat(order.svcOrderId ?? [])),
-      ])
-    : { links: [], error: null };
+  // Proof of delivery and warehouse photos from the app's archive (the service's links expire).
+  const archived = await orderFiles(prisma, shop, order.id);
+  const files = archived.files.map((f) => ({
+    id: f.id,
+    purpose: f.purpose,
+    video: f.contentType.startsWith("video/"),
+    image: f.contentType.startsWith("image/"),
+    url: fileLink(f.id),
+  }));
+  const pod = { files, copying: archived.copying, failed: archived.failed };
   const repair = await repairCardData(prisma, shop, order.id);
   const disputes = await disputesOfOrder(prisma, shop, order.id);
   return { order, pod, sandbox, repair, disputes };
@@ -100,6 +106,65 @@ function LineItem({
         </Text>
       </BlockStack>
     </InlineStack>
+  );
+}
+
+type Pod = ReturnType<typeof useLoaderData<typeof loader>>["pod"];
+
+/** Proof of delivery and warehouse photos, shown from the app's own copies. */
+function ArchivedFiles({ pod }: { pod: Pod }) {
+  const groups = [
+    ["proof_of_delivery", "Proof of delivery"],
+    ["warehouse_photo", "Warehouse photos"],
+  ] as const;
+  return (
+    <>
+      {groups.map(([purpose, title]) => {
+        const files = pod.files.filter((f) => f.purpose === purpose);
+        if (files.length === 0) return null;
+        return (
+          <BlockStack gap="100" key={purpose}>
+            <Text as="h3" variant="headingSm">
+              {title}
+            </Text>
+            <InlineStack gap="200" wrap>
+              {files.map((f, i) => (
+                <a
+                  key={f.id}
+                  href={f.url}
+                  target="_blank"
+                  rel="noreferrer"
+                  data-archived={purpose}
+                  aria-label={`${title}: file ${i + 1}`}
+                >
+                  {f.image ? (
+                    <img
+                      src={f.url}
+                      alt=""
+                      width={72}
+                      height={72}
+                      style={{ objectFit: "cover", borderRadius: 8, display: "block" }}
+                    />
+                  ) : (
+                    <Text as="span">{f.video ? `Video ${i + 1}` : `File ${i + 1}`}</Text>
+                  )}
+                </a>
+              ))}
+            </InlineStack>
+          </BlockStack>
+        );
+      })}
+      {pod.copying > 0 ? (
+        <Text as="p" tone="subdued">
+          {`Copying ${pod.copying} file${pod.copying === 1 ? "" : "s"} from the service into the app…`}
+        </Text>
+      ) : null}
+      {pod.failed.length > 0 ? (
+        <Text as="p" tone="subdued">
+          {`${pod.failed.length} file${pod.failed.length === 1 ? "" : "s"} could not be copied: ${pod.failed[0]}`}
+        </Text>
+      ) : null}
+    </>
   );
 }
 
@@ -256,22 +321,7 @@ export default function OrderPage() {
                     </div>
                   ))
                 )}
-                {pod.links.length > 0 ? (
-                  <BlockStack gap="100">
-                    <Text as="h3" variant="headingSm">
-                      Proof of delivery
-                    </Text>
-                    {pod.links.map((l, i) => (
-                      <PolarisLink key={l} url={l} target="_blank">
-                        {`Proof ${i + 1}`}
-                      </PolarisLink>
-                    ))}
-                  </BlockStack>
-                ) : pod.error ? (
-                  <Text as="p" tone="subdued">
-                    Proof of delivery unavailable: {pod.error}
-                  </Text>
-                ) : null}
+                <ArchivedFiles pod={pod} />
               </BlockStack>
             </Card>
             {order.paidAt && order.svcOrderId ? (

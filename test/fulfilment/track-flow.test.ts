@@ -190,6 +190,16 @@ describe("delivery", () => {
       ["info", `Proof of delivery: ${h.svc.url}/__files/pod/${o.svcOrderId}/1.jpg?X-Sig=sim`],
     ]);
 
+    // The link expires: its copy is queued for the app's archive (test/archive covers the copy).
+    const podLink = `${h.svc.url}/__files/pod/${o.svcOrderId}/1.jpg?X-Sig=sim`;
+    expect(
+      (await prisma.archiveTask.findMany({ where: { orderId: o.id } })).map((t) => [
+        t.shopDomain,
+        t.purpose,
+        t.sourceUrl,
+      ]),
+    ).toEqual([[h.shopDomain, "proof_of_delivery", podLink]]);
+
     const proofs = opCalls(h, "getProofOfDelivery");
     expect(await trackOrder(h.deps, o.id)).toMatchObject({ delivered: 0, state: "DELIVERED" });
     expect(opCalls(h, "getProofOfDelivery")).toBe(proofs);

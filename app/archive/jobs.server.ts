@@ -1,0 +1,78 @@
+/** The archive's jobs: copying due files (`archive.run`) and finding missing ones (`archive.scan`). */
+import type { FulfilmentDeps } from "../fulfilment/deps.server";
+import { enqueue } from "../jobs/queue.server";
+import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
+import { CONNECTED } from "../svc-account/webhooks.server";
+import { ARCHIVE_JOB, askAndQueue, ordersMissing, runArchive } from "./archive.server";
+
+const SCAN_EVERY_MS = 30 * 60_000;
+
+export function archiveHandlers(
+  getDeps: (ctx: JobContext) => FulfilmentDeps | Promise<FulfilmentDeps>,
+  opts: { fetchImpl?: typeof fetch } = {},
+): Record<string, JobHandler> {
+  return {
+    [ARCHIVE_JOB.run]: async (ctx) => {
+      const deps = await getDeps(ctx);
+      const hosts = async (shopDomain: string) => {
+        const a = await ctx.prisma.svcAccount.findUnique({
+          where: { shopDomain },
+          select: { baseUrl: true },
+        });
+        return a?.baseUrl ? new URL(a.baseUrl).host : undefined;
+      };
+      const total = { kept: 0, retrying: 0, gaveUp: 0 };
+      // A few batches a run; what is left is picked up by the next run.
+      for (let i = 0; i < 5; i++) {
+        const r = await runArchive(ctx.prisma, {
+          now: deps.clock.now(),
+          trustedHostOf: hosts,
+          fetchImpl: opts.fetchImpl,
+          signal: ctx.signal,
+        });
+        total.kept += r.kept;
+        total.retrying += r.retrying;
+        total.gaveUp += r.gaveUp;
+        if (!r.more) break;
+      }
+      // Retries wait for their time: the next scan's run, or this wake-up.
+      if (total.retrying > 0) {
+        await enqueue(ctx.prisma, {
+          kind: ARCHIVE_JOB.run,
+          payload: {},
+          runAt: new Date(Date.now() + 60_000),
+          idempotencyKey: `archive:run:${Math.floor(Date.now() / 60_000) + 1}`,
+          maxAttempts: 3,
+        });
+      }
+      return total;
+    },
+
+    [ARCHIVE_JOB.scan]: async (ctx) => {
+      const deps = await getDeps(ctx);
+      const accounts = await ctx.prisma.svcAccount.findMany({
+        where: { shopDomain: { not: null }, ...CONNECTED },
+        select: { id: true, shopDomain: true },
+      });
+      let queued = 0;
+      for (const a of accounts) {
+        const client = await deps.svcFor(a.id);
+        for (const purpose of ["proof_of_delivery", "warehouse_photo"] as const) {
+          const missing = await ordersMissing(ctx.prisma, a.id, purpose, deps.clock.now());
+          if (missing.length === 0) continue;
+          try {
+            queued += await askAndQueue(ctx.prisma, client, a.shopDomain!, purpose, missing);
+          } catch {
+            // One account's outage does not stop the others; the next scan asks again.
+          }
+        }
+      }
+      return { accounts: accounts.length, queued };
+    },
+  };
+}
+
+export const archiveRecurringJobs: RecurringJob[] = [
+  { kind: ARCHIVE_JOB.scan, everyMs: SCAN_EVERY_MS },
+  { kind: ARCHIVE_JOB.run, everyMs: SCAN_EVERY_MS },
+];
