@@ -7,6 +7,7 @@ export const NAV_LINKS = [
   { to: "/app/disputes", label: "Disputes" },
   { to: "/app/products", label: "Products" },
   { to: "/app/catalog", label: "Catalog" },
+  { to: "/app/inventory", label: "Inventory" },
   { to: "/app/settings", label: "Settings" },
 ] as const;
 

@@ -14,7 +14,8 @@ export function ViewTabs<V extends string>({
   label: string;
   views: ReadonlyArray<{ id: V; label: string }>;
   current: V;
-  counts: Record<V, number>;
+  /** Each view's count, where it is known. */
+  counts?: Partial<Record<V, number>>;
   href: (id: V) => string;
 }) {
   return (
@@ -49,7 +50,8 @@ export function ViewTabs<V extends string>({
                     : "2px solid transparent",
                 }}
               >
-                {v.label} <span>({counts[v.id]})</span>
+                {v.label}
+                {counts?.[v.id] !== undefined ? <span> ({counts[v.id]})</span> : null}
               </Link>
             </li>
           );

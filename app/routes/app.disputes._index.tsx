@@ -9,7 +9,6 @@ import {
   IndexTable,
   InlineStack,
   Page,
-  Pagination,
   Text,
   TextField,
   useBreakpoints,
@@ -19,6 +18,7 @@ import { requireAdmin } from "../admin/context.server";
 import { CheckNow } from "../components/DisputeAttachments";
 import { FormStatus, type ActionData } from "../components/FormStatus";
 import { formatDateTime } from "../components/format";
+import { ListFooter } from "../components/ListFooter";
 import { ViewTabs } from "../components/ViewTabs";
 import { prisma } from "../db.server";
 import { runDisputeForm } from "../disputes/actions.server";
@@ -74,7 +74,7 @@ const usd = (v: string | null) => (v ? `${v} USD` : "—");
 export default function Disputes() {
   const data = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>() as ActionData;
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
   const { smDown } = useBreakpoints();
   const [q, setQ] = useState(data.filter.q);
   useEffect(() => setQ(data.filter.q), [data.filter.q]);
@@ -203,28 +203,7 @@ export default function Disputes() {
             </IndexTable>
           )}
         </Card>
-        <InlineStack align="space-between" blockAlign="center">
-          <Text as="p" tone="subdued">
-            {`${data.total} dispute${data.total === 1 ? "" : "s"}`}
-          </Text>
-          {data.pages > 1 ? (
-            <Pagination
-              hasPrevious={data.filter.page > 1}
-              hasNext={data.filter.page < data.pages}
-              label={`Page ${data.filter.page} of ${data.pages}`}
-              onPrevious={() => {
-                const next = new URLSearchParams(params);
-                next.set("page", String(data.filter.page - 1));
-                setParams(next);
-              }}
-              onNext={() => {
-                const next = new URLSearchParams(params);
-                next.set("page", String(data.filter.page + 1));
-                setParams(next);
-              }}
-            />
-          ) : null}
-        </InlineStack>
+        <ListFooter total={data.total} noun="dispute" page={data.filter.page} pages={data.pages} />
       </BlockStack>
     </Page>
   );

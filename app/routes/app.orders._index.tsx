@@ -17,7 +17,6 @@ import {
   IndexTable,
   InlineStack,
   Page,
-  Pagination,
   ProgressBar,
   Select,
   Text,
@@ -34,6 +33,7 @@ import { FormStatus, type ActionData } from "../components/FormStatus";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
 import { useSubmitOnce } from "../components/SubmitOnce";
+import { ListFooter } from "../components/ListFooter";
 import { ViewTabs } from "../components/ViewTabs";
 import { formatDateTime } from "../components/format";
 import { prisma } from "../db.server";
@@ -82,7 +82,7 @@ type Row = ReturnType<typeof useLoaderData<typeof loader>>["orders"][number];
 
 export default function Orders() {
   const data = useLoaderData<typeof loader>();
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
   const revalidator = useRevalidator();
   const { smDown } = useBreakpoints();
   const running = Boolean(data.bulk && !data.bulk.finished);
@@ -238,28 +238,7 @@ export default function Orders() {
             </IndexTable>
           )}
         </Card>
-        <InlineStack align="space-between" blockAlign="center">
-          <Text as="p" tone="subdued">
-            {`${data.total} order${data.total === 1 ? "" : "s"}`}
-          </Text>
-          {data.pages > 1 ? (
-            <Pagination
-              hasPrevious={data.filter.page > 1}
-              hasNext={data.filter.page < data.pages}
-              label={`Page ${data.filter.page} of ${data.pages}`}
-              onPrevious={() => {
-                const next = new URLSearchParams(params);
-                next.set("page", String(data.filter.page - 1));
-                setParams(next);
-              }}
-              onNext={() => {
-                const next = new URLSearchParams(params);
-                next.set("page", String(data.filter.page + 1));
-                setParams(next);
-              }}
-            />
-          ) : null}
-        </InlineStack>
+        <ListFooter total={data.total} noun="order" page={data.filter.page} pages={data.pages} />
       </BlockStack>
     </Page>
   );
