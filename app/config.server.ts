@@ -6,6 +6,7 @@
  * every bad variable. In development and tests, the Shopify credentials fall back to
  * placeholders so that the app, the tests and the sandbox run without a Partner account.
  */
+import { parseBucketUrl } from "./archive/bucket.server";
 import { existsSync } from "node:fs";
 import { z } from "zod";
 
@@ -122,6 +123,21 @@ const base = z.object({
     .default("/shopping/order/getOptionalLogistics"),
   /** The fulfilment service's base URL (paths /api2.0/v1/… are appended). Needed to connect. */
   SVC_BASE_URL: z.url().optional(),
+  /**
+   * An S3-compatible bucket for the app's files (proof of delivery, warehouse photos, dispute
+   * attachments): https://<key id>:<secret>@<host>/<bucket>?region=<region>. Unset: PostgreSQL.
+   */
+  ARCHIVE_S3_URL: z
+    .url()
+    .refine((v) => {
+      try {
+        parseBucketUrl(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, "must be http(s)://<access key id>:<secret>@<host>/<bucket>[?region=<region>]")
+    .optional(),
   /**
    * The app operator's own (independent merchant) API key at the service: it enables the
    * "Connect" button of the authorization-code flow for affiliated merchants. Optional.

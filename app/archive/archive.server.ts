@@ -15,6 +15,7 @@
 import type { PrismaClient } from "@prisma/client";
 import type { SvcClient } from "../svc/client.server";
 import { enqueue, type Db } from "../jobs/queue.server";
+import type { Bucket } from "./bucket.server";
 import { FileRefusedError, downloadFile, saveFile, type FilePurpose } from "./files.server";
 
 export const ARCHIVE_JOB = { run: "archive.run", scan: "archive.scan" } as const;
@@ -60,6 +61,8 @@ export interface RunOptions {
   trustedHostOf(shopDomain: string): Promise<string | undefined>;
   fetchImpl?: typeof fetch;
   signal?: AbortSignal;
+  /** Where the copies go (default: ARCHIVE_S3_URL's bucket, or PostgreSQL). */
+  bucket?: Bucket | null;
 }
 
 /** Works the due copies (at most RUN_BATCH). Returns what happened to each. */
@@ -83,15 +86,19 @@ export async function runArchive(db: PrismaClient, opts: RunOptions) {
         fetchImpl: opts.fetchImpl,
         timeoutMs: 60_000,
       });
-      await saveFile(db, {
-        shopDomain: t.shopDomain,
-        purpose: t.purpose as ArchivePurpose,
-        orderId: t.orderId,
-        sourceUrl: t.sourceUrl,
-        name: `${t.purpose}.${file.ext}`,
-        bytes: file.bytes,
-        type: file.type,
-      });
+      await saveFile(
+        db,
+        {
+          shopDomain: t.shopDomain,
+          purpose: t.purpose as ArchivePurpose,
+          orderId: t.orderId,
+          sourceUrl: t.sourceUrl,
+          name: `${t.purpose}.${file.ext}`,
+          bytes: file.bytes,
+          type: file.type,
+        },
+        opts.bucket,
+      );
       await db.archiveTask.update({
         where: { id: t.id },
         data: { attempts, doneAt: new Date(), lastError: null },

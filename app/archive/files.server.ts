@@ -3,13 +3,16 @@
  * the service's addresses, which expire, and the merchant's dispute attachments, which the
  * service copies from an unguessable address of the app that answers for an hour.
  *
- * The bytes live in PostgreSQL (a bytea column): nothing else to run, backed up with the
- * database, and the same in the embedded mode.
+ * The bytes live in PostgreSQL (a bytea column) by default: nothing else to run, backed up with
+ * the database, the same in the embedded mode. With ARCHIVE_S3_URL they go to that bucket
+ * instead, under <shop>/<purpose>/<sha256>, and the row keeps the key.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import type { PrismaClient, StoredFile } from "@prisma/client";
 import { config } from "../config.server";
+import { logger } from "../logger.server";
+import { type Bucket, bucketFrom } from "./bucket.server";
 
 export type FilePurpose = "proof_of_delivery" | "warehouse_photo" | "dispute_upload";
 
@@ -154,8 +157,26 @@ export interface NewFile {
   publicForMs?: number;
 }
 
-/** Keeps a file (once per shop, purpose and source address). */
-export async function saveFile(db: PrismaClient, f: NewFile): Promise<StoredFile> {
+let configured: Bucket | null | undefined;
+/** The configured bucket, or null (the files then live in PostgreSQL). */
+export function archiveBucket(): Bucket | null {
+  if (configured === undefined)
+    configured = config.ARCHIVE_S3_URL ? bucketFrom(config.ARCHIVE_S3_URL) : null;
+  return configured;
+}
+
+/** Keeps a file (once per shop, purpose and source address), in the bucket when there is one. */
+export async function saveFile(
+  db: PrismaClient,
+  f: NewFile,
+  bucket: Bucket | null = archiveBucket(),
+): Promise<StoredFile> {
+  const sha = createHash("sha256").update(f.bytes).digest("hex");
+  let objectKey: string | null = null;
+  if (bucket) {
+    objectKey = `${f.shopDomain}/${f.purpose}/${sha}`;
+    await bucket.put(objectKey, f.bytes, f.type);
+  }
   const data = {
     shopDomain: f.shopDomain,
     purpose: f.purpose,
@@ -164,8 +185,9 @@ export async function saveFile(db: PrismaClient, f: NewFile): Promise<StoredFile
     name: f.name?.slice(0, 200) ?? null,
     contentType: f.type,
     size: f.bytes.length,
-    sha256: createHash("sha256").update(f.bytes).digest("hex"),
-    data: new Uint8Array(f.bytes),
+    sha256: sha,
+    data: objectKey ? null : new Uint8Array(f.bytes),
+    objectKey,
     publicToken: f.publicForMs ? randomBytes(24).toString("base64url") : null,
     publicUntil: f.publicForMs ? new Date(Date.now() + f.publicForMs) : null,
   };
@@ -183,12 +205,32 @@ export async function saveFile(db: PrismaClient, f: NewFile): Promise<StoredFile
   });
 }
 
+/** A kept file's bytes, from its row or its bucket; null when they cannot be had. */
+export async function bytesOf(
+  f: StoredFile,
+  bucket: Bucket | null = archiveBucket(),
+): Promise<Buffer | null> {
+  if (f.data) return Buffer.from(f.data);
+  if (!f.objectKey) return null;
+  if (!bucket) {
+    logger.error({ file: f.id }, "a file is in a bucket but ARCHIVE_S3_URL is not set");
+    return null;
+  }
+  return bucket.get(f.objectKey);
+}
+
 /** A dispute upload by its public token while its address answers, or null. */
-export async function publicFile(db: PrismaClient, token: string, now = Date.now()) {
+export async function publicFile(
+  db: PrismaClient,
+  token: string,
+  now = Date.now(),
+  bucket: Bucket | null = archiveBucket(),
+) {
   if (!/^[A-Za-z0-9_-]{32}$/.test(token)) return null;
   const f = await db.storedFile.findUnique({ where: { publicToken: token } });
-  if (!f?.data || !f.publicUntil || f.publicUntil.getTime() <= now) return null;
-  return { ...f, bytes: Buffer.from(f.data) };
+  if (!f || !f.publicUntil || f.publicUntil.getTime() <= now) return null;
+  const bytes = await bytesOf(f, bucket);
+  return bytes ? { ...f, bytes } : null;
 }
 
 /** The reply of a stored file: its type, never sniffed by the browser, never cached by others. */
@@ -228,6 +270,7 @@ export async function fileOfLink(
   search: URLSearchParams,
   now = Date.now(),
   secret = config.SHOPIFY_API_SECRET,
+  bucket: Bucket | null = archiveBucket(),
 ) {
   const until = Number(search.get("u"));
   const got = Buffer.from(search.get("m") ?? "");
@@ -235,5 +278,6 @@ export async function fileOfLink(
   if (!Number.isSafeInteger(until) || until <= now || until > now + 2 * LINK_MS) return null;
   if (got.length !== want.length || !timingSafeEqual(got, want)) return null;
   const f = await db.storedFile.findUnique({ where: { id } });
-  return f?.data ? { ...f, bytes: Buffer.from(f.data) } : null;
+  const bytes = f ? await bytesOf(f, bucket) : null;
+  return f && bytes ? { ...f, bytes } : null;
 }
