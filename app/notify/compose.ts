@@ -71,7 +71,8 @@ function groupsOf(items: DigestNotice[]): Group[] {
   for (const n of items) {
     const m = /^(\S+) (failed|is held): (.*)$/s.exec(n.text) ?? /^(\S+)(): (.*)$/s.exec(n.text);
     if (!m || !n.orderId) {
-      alone.push({ head: n.text, orders: [] });
+      // News of its own (a dispute's, say) links to its order when it has one.
+      alone.push({ head: n.text, orders: n.orderId ? [{ name: "the order", id: n.orderId }] : [] });
       continue;
     }
     const [, name, verb, reason] = m as unknown as [string, string, string, string];

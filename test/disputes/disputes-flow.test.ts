@@ -14,7 +14,9 @@ import {
   openOptions,
   replyToDispute,
 } from "../../app/disputes/actions.server";
+import { DISPUTE_JOB } from "../../app/disputes/jobs.server";
 import { HISTORY_DAYS, syncDisputes } from "../../app/disputes/sync.server";
+import { enqueue } from "../../app/jobs/queue.server";
 import { loader as publicFileRoute } from "../../app/routes/files.$token";
 import { serveRoutes } from "../helpers/app-server";
 import { PNG_1PX } from "../helpers/file-server";
@@ -369,4 +371,30 @@ describe("a reply whose answer is lost is sent once", () => {
       ).toBeGreaterThan(0);
     });
   }
+});
+
+describe("the schedule", () => {
+  it("fans out to one sync job per connected account, which brings support's answer in", async () => {
+    const row = await prisma.dispute.findFirstOrThrow({
+      where: { shopDomain: h.shopDomain, status: "Pending review" },
+    });
+    svc.setDisputeStatus(row.svcDisputeId, 300, "Finance is checking the refund.");
+    await enqueue(prisma, { kind: DISPUTE_JOB.syncAll, payload: {}, idempotencyKey: `t:${key()}` });
+    await h.settle();
+    const jobs = await prisma.job.findMany({
+      where: {
+        kind: DISPUTE_JOB.syncAccount,
+        payload: { path: ["accountId"], equals: h.accountId },
+      },
+    });
+    expect(jobs.map((j) => [j.state, (j.payload as { mode: string }).mode])).toEqual([
+      ["completed", "recent"],
+    ]);
+    const after = await prisma.dispute.findUniqueOrThrow({
+      where: { id: row.id },
+      include: { messages: { where: { fromSupport: true }, orderBy: { at: "asc" } } },
+    });
+    expect(after.status).toBe("Finance review");
+    expect(after.messages.at(-1)?.text).toBe("Finance is checking the refund.");
+  });
 });

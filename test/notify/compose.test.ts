@@ -75,4 +75,33 @@ describe("the digest email", () => {
       "Stop all these emails: https://app.example/notifications/unsubscribe?t=all",
     );
   });
+
+  it("tells dispute news in its own section, each with the way to its order", () => {
+    const notices = [
+      {
+        kind: "disputes" as const,
+        key: "dispute:d1:status:Pending review:",
+        text: "Dispute 700005 (order #1001) is now Pending review.",
+        orderId: "o1",
+      },
+      {
+        kind: "disputes" as const,
+        key: "dispute:d1:message:M1",
+        text: "Dispute 700005 (order #1001): support wrote: “A refund is on its way.”",
+        orderId: "o1",
+      },
+    ];
+    const mail = composeDigest("acme.myshopify.com", notices, links);
+    expect(mail.text).toContain(
+      [
+        "Disputes (2)",
+        "- Dispute 700005 (order #1001) is now Pending review.",
+        "    the order <https://app.example/app/orders/o1>",
+        "- Dispute 700005 (order #1001): support wrote: “A refund is on its way.”",
+        "    the order <https://app.example/app/orders/o1>",
+      ].join("\n"),
+    );
+    expect(mail.text).toContain("https://app.example/notifications/unsubscribe?t=disputes");
+    expect(digestSubject("acme.myshopify.com", notices)).toBe("2 dispute updates · acme");
+  });
 });

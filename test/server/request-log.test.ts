@@ -23,6 +23,10 @@ const echo = async ({ request }: { request: Request }) => {
 const build = fakeBuild({
   "webhooks/svc/:secret": { action: echo },
   "app/orders/:id": { loader: echo },
+  // As the app's file routes are named: a dispute attachment's unguessable address, and a kept
+  // file's signed link.
+  "files/:token": { loader: echo },
+  "files/s/:id": { loader: echo },
   echo: { loader: echo },
   slow: {
     loader: async () => {
@@ -94,6 +98,18 @@ describe("the request log", () => {
     expect(lines.find((l) => l.route === "unmatched")?.path).toBe("/webhooks/svc/[redacted]/extra");
     const routes = captured.observations.map((o) => o.route);
     expect(routes).toContain("/webhooks/svc/:secret");
+    // The file addresses: the token and the link's signature are credentials too.
+    const [token, mac] = [secret(), secret()];
+    await fetch(`${base}/files/${token}`);
+    await fetch(`${base}/files/s/cm123?u=1790000000000&m=${mac}`);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(captured.text().includes(token)).toBe(false);
+    expect(captured.text().includes(mac)).toBe(false);
+    const fileLines = captured.lines().filter((l) => l.msg === "request");
+    expect(fileLines.find((l) => l.route === "/files/:token")?.path).toBe("/files/[redacted]");
+    expect(fileLines.find((l) => l.route === "/files/s/:id")?.path).toBe(
+      "/files/s/cm123?u=[redacted]&m=[redacted]",
+    );
     expect(routes.some((r) => r.includes(secrets.path))).toBe(false);
   });
 
