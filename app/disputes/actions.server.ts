@@ -106,20 +106,24 @@ export async function attachmentsToService(
   return out;
 }
 
-const openSchema = z.object({
-  reasonId: z.coerce.number().int().positive("Choose a reason"),
-  expectType: z.enum(["1", "2"], "Choose a refund or a reissue").transform(Number),
-  refundType: z.enum(["1", "2"], "Choose where the refund goes").transform(Number),
-  text: z
+/** A message to the service: trimmed, 1 to 500 characters, words left once emoji are removed. */
+const messageText = (empty: string) =>
+  z
     .string()
     .transform((t) => t.trim())
     .pipe(
       z
         .string()
-        .min(1, "Say what went wrong")
+        .min(1, empty)
         .max(500, "At most 500 characters")
         .refine((t) => storedReplyText(t) !== "", "Emoji are removed by the service: add words"),
-    ),
+    );
+
+const openSchema = z.object({
+  reasonId: z.coerce.number().int().positive("Choose a reason"),
+  expectType: z.enum(["1", "2"], "Choose a refund or a reissue").transform(Number),
+  refundType: z.enum(["1", "2"], "Choose where the refund goes").transform(Number),
+  text: messageText("Say what went wrong"),
   clientKey: z.string().min(8).max(64),
 });
 
@@ -351,16 +355,7 @@ async function ownDispute(db: PrismaClient, shop: string, id: string) {
 }
 
 const replySchema = z.object({
-  text: z
-    .string()
-    .transform((t) => t.trim())
-    .pipe(
-      z
-        .string()
-        .min(1, "Write a message")
-        .max(500, "At most 500 characters")
-        .refine((t) => storedReplyText(t) !== "", "Emoji are removed by the service: add words"),
-    ),
+  text: messageText("Write a message"),
   clientKey: z.string().min(8).max(64),
 });
 

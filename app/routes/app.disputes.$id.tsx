@@ -12,12 +12,11 @@ import {
   Link as PolarisLink,
   Page,
   Text,
-  TextField,
 } from "@shopify/polaris";
 import { useEffect, useState } from "react";
 import { requireAdmin } from "../admin/context.server";
 import { ConfirmSubmit } from "../components/ConfirmSubmit";
-import { AttachmentFields, CheckNow } from "../components/DisputeAttachments";
+import { AttachmentFields, CheckNow, MessageField } from "../components/DisputeFields";
 import { Facts } from "../components/Facts";
 import { FormStatus, fieldError, type ActionData } from "../components/FormStatus";
 import { RouteErrorBoundary } from "../components/NotFound";
@@ -173,15 +172,10 @@ export default function DisputePage() {
                       <Text as="h2" variant="headingMd">
                         Reply
                       </Text>
-                      <TextField
+                      <MessageField
                         label="Your message"
-                        name="text"
                         value={text}
                         onChange={setText}
-                        multiline={4}
-                        maxLength={500}
-                        showCharacterCount
-                        autoComplete="off"
                         helpText={REPLY_RULES}
                         error={fieldError(result, "reply", "text")}
                       />

@@ -1,24 +1,22 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import {
   Badge,
   BlockStack,
   Box,
-  Button,
   Card,
   IndexTable,
   InlineStack,
   Page,
   Text,
-  TextField,
   useBreakpoints,
 } from "@shopify/polaris";
-import { useEffect, useState } from "react";
 import { requireAdmin } from "../admin/context.server";
-import { CheckNow } from "../components/DisputeAttachments";
+import { CheckNow } from "../components/DisputeFields";
 import { FormStatus, type ActionData } from "../components/FormStatus";
 import { formatDateTime } from "../components/format";
 import { ListFooter } from "../components/ListFooter";
+import { SearchBar } from "../components/SearchBar";
 import { ViewTabs } from "../components/ViewTabs";
 import { prisma } from "../db.server";
 import { runDisputeForm } from "../disputes/actions.server";
@@ -76,8 +74,6 @@ export default function Disputes() {
   const result = useActionData<typeof action>() as ActionData;
   const [params] = useSearchParams();
   const { smDown } = useBreakpoints();
-  const [q, setQ] = useState(data.filter.q);
-  useEffect(() => setQ(data.filter.q), [data.filter.q]);
   const view = (id: DisputeView) => {
     const next = new URLSearchParams(params);
     next.delete("page");
@@ -103,25 +99,13 @@ export default function Disputes() {
             href={view}
           />
           <Box padding="300">
-            <Form method="get" role="search" aria-label="Search disputes">
-              {data.filter.view !== "all" ? (
-                <input type="hidden" name="view" value={data.filter.view} />
-              ) : null}
-              <InlineStack gap="200" blockAlign="end" wrap>
-                <div style={{ flex: "1 1 260px" }}>
-                  <TextField
-                    label="Search"
-                    name="q"
-                    autoComplete="off"
-                    value={q}
-                    onChange={setQ}
-                    placeholder="Dispute id, order number, service order, reason, status"
-                  />
-                </div>
-                <Button submit>Search</Button>
-                {data.filter.q ? <Button url={view(data.filter.view)}>Clear</Button> : null}
-              </InlineStack>
-            </Form>
+            <SearchBar
+              label="Search disputes"
+              q={data.filter.q}
+              placeholder="Dispute id, order number, service order, reason, status"
+              keep={{ view: data.filter.view === "all" ? null : data.filter.view }}
+              clearUrl={view(data.filter.view)}
+            />
           </Box>
           {data.disputes.length === 0 ? (
             <Box padding="600">

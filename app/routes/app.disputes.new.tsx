@@ -17,7 +17,7 @@ import { ImageIcon } from "@shopify/polaris-icons";
 import { useState } from "react";
 import { clientForShop, describeSvcError } from "../admin/account.server";
 import { requireAdmin } from "../admin/context.server";
-import { AttachmentFields } from "../components/DisputeAttachments";
+import { AttachmentFields, MessageField } from "../components/DisputeFields";
 import { FormStatus, fieldError, type ActionData } from "../components/FormStatus";
 import { RouteErrorBoundary } from "../components/NotFound";
 import { useSubmitOnce } from "../components/SubmitOnce";
@@ -208,15 +208,10 @@ export default function OpenDispute() {
                   error={fieldError(result, "open", "refundType")}
                 />
               ) : null}
-              <TextField
+              <MessageField
                 label="Describe the problem"
-                name="text"
                 value={text}
                 onChange={setText}
-                multiline={4}
-                maxLength={500}
-                showCharacterCount
-                autoComplete="off"
                 helpText="Support reads this first. Emoji are removed by the service."
                 error={fieldError(result, "open", "text")}
               />

@@ -1,26 +1,24 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import {
   Banner,
   BlockStack,
   Box,
-  Button,
   Card,
   IndexTable,
   InlineStack,
   Page,
   Text,
-  TextField,
   Thumbnail,
   useBreakpoints,
 } from "@shopify/polaris";
 import { ImageIcon } from "@shopify/polaris-icons";
-import { useEffect, useState } from "react";
 import { clientForShop, describeSvcError } from "../admin/account.server";
 import { requireAdmin } from "../admin/context.server";
 import { Facts } from "../components/Facts";
 import { KeyboardDataTable } from "../components/KeyboardDataTable";
 import { ListFooter } from "../components/ListFooter";
+import { SearchBar } from "../components/SearchBar";
 import { ViewTabs } from "../components/ViewTabs";
 import { formatDateTime } from "../components/format";
 import { prisma } from "../db.server";
@@ -77,8 +75,6 @@ const countries = (w: { country: string; stock: number; inTransit: number }[]) =
 export default function Inventory() {
   const { query, view, warehouse, error } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
-  const [q, setQ] = useState(query.q);
-  useEffect(() => setQ(query.q), [query.q]);
   const href = (tab: InventoryTab) => (tab === "products" ? "?" : `?tab=${tab}`);
   const withParam = (k: string, v: string) => {
     const next = new URLSearchParams(params);
@@ -117,25 +113,13 @@ export default function Inventory() {
         <Card padding="0">
           <ViewTabs label="Inventory views" views={TABS} current={query.tab} href={href} />
           <Box padding="300">
-            <Form method="get" role="search" aria-label="Search the inventory">
-              {query.tab !== "products" ? (
-                <input type="hidden" name="tab" value={query.tab} />
-              ) : null}
-              <InlineStack gap="200" blockAlign="end" wrap>
-                <div style={{ flex: "1 1 260px" }}>
-                  <TextField
-                    label="Search"
-                    name="q"
-                    autoComplete="off"
-                    value={q}
-                    onChange={setQ}
-                    placeholder={SEARCH_HINT[query.tab]}
-                  />
-                </div>
-                <Button submit>Search</Button>
-                {query.q ? <Button url={href(query.tab)}>Clear</Button> : null}
-              </InlineStack>
-            </Form>
+            <SearchBar
+              label="Search the inventory"
+              q={query.q}
+              placeholder={SEARCH_HINT[query.tab]}
+              keep={{ tab: query.tab === "products" ? null : query.tab }}
+              clearUrl={href(query.tab)}
+            />
           </Box>
           {view ? <ViewBody view={view} withParam={withParam} searched={Boolean(query.q)} /> : null}
         </Card>

@@ -63,3 +63,33 @@ export function CheckNow({ label }: { label: string }) {
     </Form>
   );
 }
+
+/** A message to the service (500 characters at most, counted as typed). */
+export function MessageField({
+  label,
+  value,
+  onChange,
+  helpText,
+  error,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  helpText: string;
+  error?: string;
+}) {
+  return (
+    <TextField
+      label={label}
+      name="text"
+      value={value}
+      onChange={onChange}
+      multiline={4}
+      maxLength={500}
+      showCharacterCount
+      autoComplete="off"
+      helpText={helpText}
+      error={error}
+    />
+  );
+}
