@@ -62,6 +62,7 @@ export async function listDisputes(db: PrismaClient, shop: string, search: URLSe
     ? (rawView as DisputeView)
     : "all";
   const q = (search.get("q") ?? "").trim().slice(0, 100);
+  const status = (search.get("status") ?? "").slice(0, 100);
   const page = Math.max(1, Math.min(10_000, Number.parseInt(search.get("page") ?? "1", 10) || 1));
   // Orders matched by their shop name ("#1001") join the search.
   const byName = q
@@ -75,8 +76,9 @@ export async function listDisputes(db: PrismaClient, shop: string, search: URLSe
   const matched: Prisma.DisputeWhereInput = q
     ? { OR: [searchWhere(q), { orderId: { in: byName.map((o) => o.id) } }] }
     : {};
-  const where = { AND: [base, viewWhere(view), matched] };
-  const [rows, total, ...counts] = await Promise.all([
+  const where = { AND: [base, viewWhere(view), matched, status ? { status } : {}] };
+  const [statuses, rows, total, ...counts] = await Promise.all([
+    db.dispute.groupBy({ by: ["status"], where: base, orderBy: { status: "asc" } }),
     db.dispute.findMany({
       where,
       orderBy: [{ svcCreatedAt: "desc" }, { id: "asc" }],
@@ -91,7 +93,8 @@ export async function listDisputes(db: PrismaClient, shop: string, search: URLSe
     rows.map((r) => r.orderId),
   );
   return {
-    filter: { view, q, page },
+    filter: { view, q, page, status },
+    statuses: statuses.map((x) => x.status),
     total,
     pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
     viewCounts: Object.fromEntries(DISPUTE_VIEWS.map((v, i) => [v, counts[i] ?? 0])) as Record<
@@ -149,6 +152,10 @@ export async function disputeDetail(db: PrismaClient, shop: string, id: string) 
     expect: d.expectType === 2 ? "Reissue" : d.expectType === 1 ? "Refund" : null,
     money: d.money,
     replacementAmount: d.replacementAmount,
+    refundParts: (Array.isArray(d.refundDetails) ? d.refundDetails : [])
+      .map((x) => (x ?? {}) as { name?: unknown; amount?: unknown })
+      .filter((x) => typeof x.name === "string" && x.amount !== null && Number(x.amount) !== 0)
+      .map((x) => ({ name: String(x.name), amount: String(x.amount) })),
     openedAt: d.svcCreatedAt.toISOString(),
     order: order
       ? {

@@ -13,6 +13,7 @@ import type { Dispute, Prisma, PrismaClient } from "@prisma/client";
 import { addTimeline } from "../fulfilment/timeline.server";
 import { getSettings } from "../settings.server";
 import type { SvcClient } from "../svc/client.server";
+import { SvcNotFoundError } from "../svc/errors";
 import { storedReplyText, type DisputeMessage, type DisputeRecord } from "../svc/disputes.server";
 import { walkDisputes } from "../svc/pagination";
 
@@ -149,6 +150,19 @@ export async function syncRecord(
     return { created: false, changed: false, read: false, support: 0 };
   }
   const messages = await client.disputes.messages(svcDisputeId);
+  // The refund's parts (product, shipping, taxes) are in the detail only.
+  const refundDetails = await client.disputes.detail(svcDisputeId).then(
+    (d) =>
+      (d.refundDetails ?? []).map((x) => ({
+        type: x.type ?? null,
+        name: x.typeName ?? x.type ?? "Refund",
+        amount: x.amount ?? null,
+      })),
+    (error: unknown) => {
+      if (error instanceof SvcNotFoundError) return null;
+      throw error;
+    },
+  );
   // The record does not name its order; its messages do (part 3 §2.7).
   const svcOrderId = before?.svcOrderId ?? messages.find((m) => m.orderId)?.orderId ?? null;
   let row: Dispute;
@@ -184,6 +198,7 @@ export async function syncRecord(
       svcOrderId,
       orderId: row.orderId ?? order?.id ?? null,
       messagesReadAt: cols.svcUpdatedAt ?? new Date(0),
+      ...(refundDetails ? { refundDetails } : {}),
       lastMessageAt: date(last),
       ...(support.length && prior ? { unread: true } : {}),
     },

@@ -213,6 +213,7 @@ export default function DisputePage() {
                       ["Reason", d.reason ?? "—"],
                       ["Asked", d.expect ?? "—"],
                       ["Refund", d.money ? `${d.money} USD` : "—"],
+                      ...d.refundParts.map((p) => [`· ${p.name}`, `${p.amount} USD`] as const),
                       ...(d.replacementAmount &&
                       d.replacementAmount !== "0" &&
                       d.replacementAmount !== "0.00"

@@ -8,6 +8,7 @@ import {
   IndexTable,
   InlineStack,
   Page,
+  Select,
   Text,
   useBreakpoints,
 } from "@shopify/polaris";
@@ -72,7 +73,7 @@ const usd = (v: string | null) => (v ? `${v} USD` : "—");
 export default function Disputes() {
   const data = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>() as ActionData;
-  const [params] = useSearchParams();
+  const [params, setParams] = useSearchParams();
   const { smDown } = useBreakpoints();
   const view = (id: DisputeView) => {
     const next = new URLSearchParams(params);
@@ -99,13 +100,35 @@ export default function Disputes() {
             href={view}
           />
           <Box padding="300">
-            <SearchBar
-              label="Search disputes"
-              q={data.filter.q}
-              placeholder="Dispute id, order number, service order, reason, status"
-              keep={{ view: data.filter.view === "all" ? null : data.filter.view }}
-              clearUrl={view(data.filter.view)}
-            />
+            <InlineStack gap="200" blockAlign="end" wrap>
+              <div style={{ flex: "1 1 320px" }}>
+                <SearchBar
+                  label="Search disputes"
+                  q={data.filter.q}
+                  placeholder="Dispute id, order number, service order, reason, status"
+                  keep={{
+                    view: data.filter.view === "all" ? null : data.filter.view,
+                    status: data.filter.status || null,
+                  }}
+                  clearUrl={view(data.filter.view)}
+                />
+              </div>
+              <Select
+                label="Status"
+                options={[
+                  { label: "All statuses", value: "" },
+                  ...data.statuses.map((s) => ({ label: s, value: s })),
+                ]}
+                value={data.filter.status}
+                onChange={(v) => {
+                  const next = new URLSearchParams(params);
+                  next.delete("page");
+                  if (v) next.set("status", v);
+                  else next.delete("status");
+                  setParams(next);
+                }}
+              />
+            </InlineStack>
           </Box>
           {data.disputes.length === 0 ? (
             <Box padding="600">

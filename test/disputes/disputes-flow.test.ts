@@ -15,6 +15,7 @@ import {
   replyToDispute,
 } from "../../app/disputes/actions.server";
 import { DISPUTE_JOB } from "../../app/disputes/jobs.server";
+import { listDisputes } from "../../app/disputes/page.server";
 import { HISTORY_DAYS, syncDisputes } from "../../app/disputes/sync.server";
 import { enqueue } from "../../app/jobs/queue.server";
 import { loader as publicFileRoute } from "../../app/routes/files.$token";
@@ -213,6 +214,11 @@ describe("a refund dispute on a delivered order", () => {
     });
     expect(row.status).toBe("Pending review");
     expect(row.unread).toBe(true);
+    // The refund's parts come from the detail.
+    expect(row.refundDetails).toEqual([
+      { type: "PRODUCT_COST", name: "Product cost", amount: row.money },
+      { type: "SHIPPING_COST", name: "Shipping cost", amount: "0.00" },
+    ]);
     expect(row.messages.map((m) => [m.fromSupport, m.text])).toEqual([
       [false, "The mug arrived broken."],
       [false, "Here is the box as well."],
@@ -396,5 +402,27 @@ describe("the schedule", () => {
     });
     expect(after.status).toBe("Finance review");
     expect(after.messages.at(-1)?.text).toBe("Finance is checking the refund.");
+  });
+});
+
+describe("the Disputes page's list", () => {
+  it("counts its views, searches by order and dispute id, and filters by the service's status", async () => {
+    const list = (q: string) => listDisputes(prisma, h.shopDomain, new URLSearchParams(q));
+    const all = await list("");
+    expect(all.total).toBe(4);
+    expect(all.viewCounts).toEqual({ all: 4, unread: 1, open: 3, closed: 1 });
+    expect(all.statuses).toEqual(["Cancelled", "Finance review", "Pending processing"]);
+    const orderName = (await prisma.shopOrder.findUniqueOrThrow({ where: { id: order.id } }))
+      .shopifyOrderName!;
+    expect(
+      (await list(`q=${encodeURIComponent(orderName)}`)).disputes.map((d) => d.orderId),
+    ).toEqual([order.id, order.id]);
+    const one = all.disputes[0]!;
+    expect((await list(`q=${one.svcDisputeId}`)).disputes.map((d) => d.id)).toEqual([one.id]);
+    expect((await list("status=Cancelled")).disputes.map((d) => d.status)).toEqual(["Cancelled"]);
+    expect((await list("view=closed&status=Pending%20processing")).total).toBe(0);
+    expect((await list("view=unread")).disputes.map((d) => d.status)).toEqual(["Finance review"]);
+    // A dispute opened on the service's site shows its order too (found through its messages).
+    expect(all.disputes.every((d) => d.orderName)).toBe(true);
   });
 });

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Dispute" ADD COLUMN     "refundDetails" JSONB NOT NULL DEFAULT '[]';
+
