@@ -13,6 +13,7 @@ import { Prisma, type PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { fileKind, saveFile } from "../archive/files.server";
 import { addTimeline } from "../fulfilment/timeline.server";
+import { logger } from "../logger.server";
 import { svcClientForAccount, type SvcClient } from "../svc/client.server";
 import { SvcDisputeStateError, SvcError, SvcNotFoundError, SvcParamError } from "../svc/errors";
 import { storedReplyText, type DisputeConfirmInfo } from "../svc/disputes.server";
@@ -486,6 +487,13 @@ export async function runDisputeForm(
     const r = await run(client, { id: account.id, shopDomain: account.shopDomain });
     return typeof r === "string" ? { ok: true, intent, message: r } : { ok: true, intent, ...r };
   } catch (error) {
+    if (!(error instanceof DisputeInputError) && !(error instanceof SvcError)) {
+      // Not the service's answer nor the merchant's input: the operator needs to see it.
+      logger.error(
+        { err: error instanceof Error ? error.message : String(error), intent },
+        "dispute form failed",
+      );
+    }
     const field = error instanceof DisputeInputError ? error.field : "form";
     return { ok: false, intent, errors: { [field]: disputeErrorText(error) } };
   }
