@@ -1,6 +1,6 @@
 /** What the Disputes pages read: the list with its views, search and pages; one dispute. */
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { dealText } from "./sync.server";
+import { dealText, isClosed } from "./sync.server";
 
 export const DISPUTE_VIEWS = ["all", "unread", "open", "closed"] as const;
 export type DisputeView = (typeof DISPUTE_VIEWS)[number];
@@ -35,14 +35,6 @@ function searchWhere(q: string): Prisma.DisputeWhereInput {
       { status: { contains: q, mode: "insensitive" } },
     ],
   };
-}
-
-export function isClosed(d: {
-  finallyDeal: number | null;
-  cancelledAt: Date | null;
-  status: string;
-}): boolean {
-  return d.finallyDeal !== null || d.cancelledAt !== null || /cancel|complet/i.test(d.status);
 }
 
 /** The shop orders' names for the disputes of a page (one query). */

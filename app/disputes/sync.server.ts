@@ -40,6 +40,15 @@ function date(d: Date | null | undefined): Date | null {
   return d && Number.isFinite(d.getTime()) ? d : null;
 }
 
+/** Closed: settled (finallyDeal), cancelled from the app, or a status that says it is over. */
+export function isClosed(d: {
+  finallyDeal: number | null;
+  cancelledAt?: Date | null;
+  status: string;
+}): boolean {
+  return d.finallyDeal !== null || Boolean(d.cancelledAt) || /cancel|complet/i.test(d.status);
+}
+
 /** The settled outcome in words (finallyDeal). */
 export function dealText(deal: number | null): string | null {
   if (deal === 1) return "refunded";
@@ -134,6 +143,8 @@ export async function syncRecord(
   account: SyncAccount,
   r: DisputeRecord,
   tell: boolean,
+  /** Read the messages even when nothing on the record moved (the daily pass, open disputes). */
+  force = false,
 ): Promise<{ created: boolean; changed: boolean; read: boolean; support: number }> {
   const svcDisputeId = String(r.id);
   const cols = recordColumns(r);
@@ -141,11 +152,12 @@ export async function syncRecord(
     where: { svcAccountId_svcDisputeId: { svcAccountId: account.id, svcDisputeId } },
   });
   const moved =
+    force ||
     !before ||
     before.status !== cols.status ||
     before.finallyDeal !== cols.finallyDeal ||
     (cols.svcUpdatedAt?.getTime() ?? 0) !== (before.messagesReadAt?.getTime() ?? -1);
-  if (!moved) {
+  if (!moved && before) {
     await db.dispute.update({ where: { id: before.id }, data: cols });
     return { created: false, changed: false, read: false, support: 0 };
   }
@@ -309,7 +321,10 @@ export async function syncDisputes(
   })) {
     opts.signal?.throwIfAborted();
     out.seen++;
-    const done = await syncRecord(db, client, account, r, tell);
+    // The daily pass reads every open dispute's messages: a record's updateDate can stay put
+    // while its processing goes on (part 3 §4.13.5).
+    const force = opts.mode === "full" && !isClosed(recordColumns(r));
+    const done = await syncRecord(db, client, account, r, tell, force);
     if (done.created) out.created++;
     if (done.changed) out.changed++;
     if (done.read) out.messagesRead++;

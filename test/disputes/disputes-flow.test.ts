@@ -405,6 +405,50 @@ describe("the schedule", () => {
   });
 });
 
+describe("the daily pass", () => {
+  it("reads an open dispute's messages even when its record did not move", async () => {
+    const row = await prisma.dispute.findFirstOrThrow({
+      where: { shopDomain: h.shopDomain, status: "Finance review" },
+    });
+    const sim = svc.state.disputes.get(row.svcDisputeId)!;
+    const updated = sim.updatedAt;
+    // Support writes, and the record's updateDate stays where it was (the contract allows it).
+    sim.messages.push({
+      messageId: `M${sim.id}-late`,
+      orderId: sim.orderId,
+      userType: "2",
+      createDate: svc.clock.now(),
+      message: "Approved; the refund is paid out today.",
+      imageUrl: [],
+      videoUrl: [],
+    });
+    expect(sim.updatedAt).toBe(updated);
+    expect(await sync("recent")).toMatchObject({ newSupportMessages: 0 });
+    expect(await sync("full")).toMatchObject({ newSupportMessages: 1 });
+    const texts = await prisma.disputeMessage.findMany({
+      where: { disputeId: row.id, fromSupport: true },
+      orderBy: { at: "asc" },
+    });
+    expect(texts.at(-1)?.text).toBe("Approved; the refund is paid out today.");
+    // A closed dispute is not read again by the daily pass.
+    const cancelled = await prisma.dispute.findFirstOrThrow({
+      where: { shopDomain: h.shopDomain, status: "Cancelled" },
+    });
+    const reads = svc
+      .calls({ op: "getDisputeMessages" })
+      .filter(
+        (c) => (c.body as { disputeId?: string }).disputeId === cancelled.svcDisputeId,
+      ).length;
+    await sync("full");
+    expect(
+      svc
+        .calls({ op: "getDisputeMessages" })
+        .filter((c) => (c.body as { disputeId?: string }).disputeId === cancelled.svcDisputeId)
+        .length,
+    ).toBe(reads);
+  });
+});
+
 describe("the Disputes page's list", () => {
   it("counts its views, searches by order and dispute id, and filters by the service's status", async () => {
     const list = (q: string) => listDisputes(prisma, h.shopDomain, new URLSearchParams(q));
