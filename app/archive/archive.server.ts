@@ -201,12 +201,22 @@ export async function ordersMissing(
     take: 2000,
   });
   if (rows.length === 0) return [];
-  const have = await db.archiveTask.findMany({
-    where: { orderId: { in: rows.map((r) => r.id) }, purpose },
-    select: { orderId: true },
-    distinct: ["orderId"],
-  });
-  const done = new Set(have.map((h) => h.orderId));
+  const ids = rows.map((r) => r.id);
+  // Kept, or being copied: nothing to ask. Only failed copies (an expired link, say): asked
+  // again, since the service hands out a fresh address.
+  const [kept, copying] = await Promise.all([
+    db.storedFile.findMany({
+      where: { orderId: { in: ids }, purpose },
+      select: { orderId: true },
+      distinct: ["orderId"],
+    }),
+    db.archiveTask.findMany({
+      where: { orderId: { in: ids }, purpose, doneAt: null },
+      select: { orderId: true },
+      distinct: ["orderId"],
+    }),
+  ]);
+  const done = new Set([...kept, ...copying].map((h) => h.orderId));
   return rows
     .map((r) => r.id)
     .filter((id) => !done.has(id))

@@ -65,7 +65,10 @@ export interface DownloadOptions {
   fetchImpl?: typeof fetch;
 }
 
-/** Why a host may not be fetched from the app's network, or undefined. */
+/**
+ * A host on a private network (by name or literal address). Names are not resolved: the
+ * addresses come from the service, and this keeps an odd one from reaching the app's network.
+ */
 function privateHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
   if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal"))

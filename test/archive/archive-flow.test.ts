@@ -204,6 +204,36 @@ describe("the copy's rules", () => {
     }
   });
 
+  it("asks again for an order whose copies all failed (its link expired), not for one being copied", async () => {
+    const files = await serveFiles({ "/expired": { status: 403 }, "/slow": { status: 503 } });
+    try {
+      const gone = await paidOrder("EXPIRED");
+      const waiting = await paidOrder("WAITING");
+      for (const [o, path] of [
+        [gone, "/expired"],
+        [waiting, "/slow"],
+      ] as const) {
+        await queueArchive(prisma, {
+          shopDomain: h.shopDomain,
+          orderId: o.id,
+          purpose: "warehouse_photo",
+          urls: [`${files.url}${path}`],
+        });
+      }
+      await runArchive(prisma, { trustedHostOf: async () => new URL(files.url).host });
+      const missing = await ordersMissing(prisma, h.accountId, "warehouse_photo");
+      expect(missing).toContain(gone.id);
+      expect(missing).not.toContain(waiting.id);
+      // Asked again, the service's address is copied.
+      await askAndQueue(prisma, h.client, h.shopDomain, "warehouse_photo", [gone.id]);
+      await runArchive(prisma, { trustedHostOf: svcHost, now: Date.now() });
+      expect((await orderFiles(prisma, h.shopDomain, gone.id)).files).toHaveLength(1);
+      expect(await ordersMissing(prisma, h.accountId, "warehouse_photo")).not.toContain(gone.id);
+    } finally {
+      await files.close();
+    }
+  });
+
   it("serves a kept file only by a genuine, unexpired link", async () => {
     const f = await prisma.storedFile.findFirstOrThrow({ where: { shopDomain: h.shopDomain } });
     const link = new URL(`http://app.test${fileLink(f.id)}`);
