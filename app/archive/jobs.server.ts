@@ -1,6 +1,7 @@
 /** The archive's jobs: copying due files (`archive.run`) and finding missing ones (`archive.scan`). */
 import type { FulfilmentDeps } from "../fulfilment/deps.server";
 import { enqueue } from "../jobs/queue.server";
+import { logger } from "../logger.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
 import { CONNECTED } from "../svc-account/webhooks.server";
 import { ARCHIVE_JOB, askAndQueue, ordersMissing, runArchive } from "./archive.server";
@@ -35,13 +36,20 @@ export function archiveHandlers(
         total.gaveUp += r.gaveUp;
         if (!r.more) break;
       }
-      // Retries wait for their time: the next scan's run, or this wake-up.
-      if (total.retrying > 0) {
+      // A retry waits for its time: the next copy due wakes a run then (the half-hourly run
+      // catches anything later).
+      const next = await ctx.prisma.archiveTask.findFirst({
+        where: { doneAt: null },
+        orderBy: { nextAt: "asc" },
+        select: { nextAt: true },
+      });
+      if (next) {
+        const at = Math.max(next.nextAt.getTime(), Date.now() + 1000);
         await enqueue(ctx.prisma, {
           kind: ARCHIVE_JOB.run,
           payload: {},
-          runAt: new Date(Date.now() + 60_000),
-          idempotencyKey: `archive:run:${Math.floor(Date.now() / 60_000) + 1}`,
+          runAt: new Date(at),
+          idempotencyKey: `archive:run:${Math.floor(at / 60_000)}`,
           maxAttempts: 3,
         });
       }
@@ -62,8 +70,16 @@ export function archiveHandlers(
           if (missing.length === 0) continue;
           try {
             queued += await askAndQueue(ctx.prisma, client, a.shopDomain!, purpose, missing);
-          } catch {
+          } catch (error) {
             // One account's outage does not stop the others; the next scan asks again.
+            logger.warn(
+              {
+                account: a.id,
+                purpose,
+                err: error instanceof Error ? error.message : String(error),
+              },
+              "archive scan: the service did not answer",
+            );
           }
         }
       }
