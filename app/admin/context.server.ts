@@ -15,6 +15,11 @@ export interface AdminContext {
   session: { shop: string; accessToken?: string };
   /** True when signed in through the sandbox (plain browser, no App Bridge). */
   sandbox: boolean;
+  /**
+   * A redirect inside the app: in Shopify's admin the library's (it keeps the embedded app's
+   * parameters), in the sandbox a plain one.
+   */
+  redirect(url: string): Response;
 }
 
 export async function requireAdmin(request: Request): Promise<AdminContext> {
@@ -22,8 +27,14 @@ export async function requireAdmin(request: Request): Promise<AdminContext> {
     const shop = await sandboxShopOf(request);
     if (!shop) throw redirect("/sandbox/signin");
     const { admin, session } = await unauthenticated.admin(shop);
-    return { shop, admin, session, sandbox: true };
+    return { shop, admin, session, sandbox: true, redirect: (url) => redirect(url) };
   }
-  const { admin, session } = await authenticate.admin(request);
-  return { shop: session.shop, admin, session, sandbox: false };
+  const { admin, session, redirect: embedded } = await authenticate.admin(request);
+  return {
+    shop: session.shop,
+    admin,
+    session,
+    sandbox: false,
+    redirect: (url) => embedded(url),
+  };
 }
