@@ -262,7 +262,8 @@ function linkMac(id: string, until: number, secret: string): string {
  * Relative: the page is on the app's own origin.
  */
 export function fileLink(id: string, now = Date.now(), secret = config.SHOPIFY_API_SECRET): string {
-  const until = Math.ceil((now + LINK_MS) / 60_000) * 60_000;
+  // Rounded up to 10 minutes: the page refreshes every few seconds, the images stay cached.
+  const until = Math.ceil((now + LINK_MS) / 600_000) * 600_000;
   return `/files/s/${encodeURIComponent(id)}?u=${until}&m=${linkMac(id, until, secret)}`;
 }
 

@@ -10,8 +10,13 @@ import { fieldError, type ActionData } from "./FormStatus";
 export function AttachmentFields({ result, intent }: { result: ActionData; intent: string }) {
   const id = useId();
   const [addresses, setAddresses] = useState("");
+  // A new file input after a success (a browser keeps the files chosen in the old one).
+  const [picker, setPicker] = useState(0);
   useEffect(() => {
-    if (result?.ok && result.intent === intent) setAddresses("");
+    if (result?.ok && result.intent === intent) {
+      setAddresses("");
+      setPicker((n) => n + 1);
+    }
   }, [result, intent]);
   const fileError = fieldError(result, intent, "files");
   return (
@@ -21,6 +26,7 @@ export function AttachmentFields({ result, intent }: { result: ActionData; inten
           <Text as="span">Photos or videos</Text>
         </label>
         <input
+          key={picker}
           id={`${id}-files`}
           type="file"
           name="files"

@@ -420,10 +420,15 @@ describe("the sandbox in a browser", () => {
 
     // A reply with emoji: the service keeps the words.
     await page.getByLabel("Your message").fill("Here is a second photo 📷 of the box.");
+    const picker = page.getByLabel("Photos or videos", { exact: true });
+    await picker.setInputFiles({ name: "box.png", mimeType: "image/png", buffer: PNG_1PX });
     await page.getByRole("button", { name: "Send reply" }).click();
     await page.getByText("Reply sent").first().waitFor();
     await page.getByText("Here is a second photo  of the box.").waitFor();
+    // The reply carries its photo; the form is empty again (text and chosen file).
+    await expect.poll(() => page.getByRole("link", { name: "Photo 1" }).count()).toBe(2);
     expect(await page.getByLabel("Your message").inputValue()).toBe("");
+    expect(await page.getByLabel("Photos or videos", { exact: true }).inputValue()).toBe("");
 
     // Support answers at the service; "Check now" on the list brings it in.
     const res = await fetch(`${info.svcSimUrl}/__sim/disputes/${svcId}/status`, {
