@@ -143,7 +143,12 @@ function ArchivedFiles({ pod }: { pod: Pod }) {
                       alt=""
                       width={72}
                       height={72}
-                      style={{ objectFit: "cover", borderRadius: 8, display: "block" }}
+                      style={{
+                        objectFit: "cover",
+                        borderRadius: 8,
+                        display: "block",
+                        border: "1px solid var(--p-color-border)",
+                      }}
                     />
                   ) : (
                     <Text as="span">{f.video ? `Video ${i + 1}` : `File ${i + 1}`}</Text>

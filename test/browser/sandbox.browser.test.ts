@@ -381,6 +381,32 @@ describe("the sandbox in a browser", () => {
     await shot("06-order-tracked");
   });
 
+  it("shows the delivered order's proof of delivery from the app's copy, also once the service's link expired", async () => {
+    const svcOrder = await page.locator("text=/^SO\\d+$/").first().innerText();
+    const sim = (path: string, body: unknown = {}) =>
+      fetch(`${info.svcSimUrl}/__sim/${path}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect((await sim(`orders/${svcOrder}/deliver`)).status).toBe(200);
+    // The tracking hears of the delivery, asks for the proof, and the archive copies it; the
+    // order page refreshes itself.
+    const proof = page.locator('[data-archived="proof_of_delivery"] img');
+    await proof.waitFor({ timeout: 90_000 });
+    expect((await sim("files/expire")).status).toBe(200);
+    try {
+      await page.reload();
+      await proof.waitFor();
+      await expect
+        .poll(() => proof.evaluate((img) => (img as HTMLImageElement).naturalWidth))
+        .toBe(1);
+      await shot("07-order-delivered-proof");
+    } finally {
+      await sim("files/expire", { expired: false });
+    }
+  });
+
   it("opens a dispute on the shipped order with a photo, replies, reads support's answer, cancels it", async () => {
     // From the order page (the shipped order is open).
     await page.getByRole("link", { name: "Open a dispute" }).click();

@@ -126,6 +126,13 @@ export async function handleAdmin(
         sim.deliver(text(b, "order"));
         await sim.deliverPendingWebhooks();
         return sendJson(res, 200, sim.order(text(b, "order")));
+      case "POST files/:": {
+        // POST /__sim/files/expire {expired?: boolean}: the service's proof and photo links
+        // answer 403 (or answer again).
+        if (b !== "expire") break;
+        sim.expireFileLinks(body.expired !== false);
+        return sendJson(res, 200, { expired: body.expired !== false });
+      }
       case "POST connections":
         sim.connectShopProduct(
           text(body.accountId, "accountId"),
