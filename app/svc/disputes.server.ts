@@ -29,7 +29,11 @@ export const DISPUTE_OPS = {
     "safe",
   ),
   reply: defineOp("disputes/reply", "POST", "/disputes/reply", "never"),
-  uploadFile: defineOp("disputes/uploadFile", "POST", "/disputes/uploadFile", "never"),
+  // The service downloads the file before it answers: up to 20 s to the first byte and 120 s
+  // in all (part 3 §4.13.9), so the call may take that long.
+  uploadFile: defineOp("disputes/uploadFile", "POST", "/disputes/uploadFile", "never", {
+    minTimeoutMs: 150_000,
+  }),
 } as const;
 
 const disputeLine = obj({

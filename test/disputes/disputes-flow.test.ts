@@ -20,7 +20,7 @@ import { HISTORY_DAYS, syncDisputes } from "../../app/disputes/sync.server";
 import { enqueue } from "../../app/jobs/queue.server";
 import { loader as publicFileRoute } from "../../app/routes/files.$token";
 import { serveRoutes } from "../helpers/app-server";
-import { PNG_1PX } from "../helpers/file-server";
+import { PNG_1PX, serveFiles } from "../helpers/file-server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
 import { startServiceSim, type ServiceSim } from "../sim/service/index";
 
@@ -468,5 +468,32 @@ describe("the Disputes page's list", () => {
     expect((await list("view=unread")).disputes.map((d) => d.status)).toEqual(["Finance review"]);
     // A dispute opened on the service's site shows its order too (found through its messages).
     expect(all.disputes.every((d) => d.orderName)).toBe(true);
+  });
+});
+
+describe("attachments", () => {
+  it("a reply whose attachment takes the service longer to copy than the client's usual time-out", async () => {
+    // The service downloads before it answers (up to 120 s); the harness's client gives up
+    // after 1.5 s on other calls.
+    const row = await prisma.dispute.findFirstOrThrow({
+      where: { shopDomain: h.shopDomain, status: "Finance review" },
+    });
+    const slow = await serveFiles({ "/slow.png": { bytes: PNG_1PX, delayMs: 2_500 } });
+    try {
+      const r = await replyToDispute(prisma, h.client, account, app.url, {
+        id: row.id,
+        text: "One more photo, from the courier.",
+        clientKey: key(),
+        files: [],
+        addresses: [`${slow.url}/slow.png`],
+      });
+      expect(r).toEqual({ sent: true, already: false });
+      expect(svc.uploadFetches().at(-1)).toBe(`${slow.url}/slow.png`);
+      const sent = svc.state.disputes.get(row.svcDisputeId)!.messages.at(-1)!;
+      expect(sent.message).toBe("One more photo, from the courier.");
+      expect(sent.imageUrl).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -3,7 +3,7 @@ import { listenOnLoopback } from "./loopback";
 
 /** What a path of the file server answers: bytes with a type, a redirect, or a status. */
 export type FileAnswer =
-  | { bytes: Buffer; type?: string }
+  | { bytes: Buffer; type?: string; delayMs?: number }
   | { redirect: string }
   | { status: number };
 
@@ -27,7 +27,10 @@ export async function serveFiles(paths: Record<string, FileAnswer>) {
     if (!a) return void res.writeHead(404).end();
     if ("redirect" in a) return void res.writeHead(302, { location: a.redirect }).end();
     if ("status" in a) return void res.writeHead(a.status).end();
-    res.writeHead(200, { "content-type": a.type ?? "application/octet-stream" }).end(a.bytes);
+    const send = () =>
+      res.writeHead(200, { "content-type": a.type ?? "application/octet-stream" }).end(a.bytes);
+    if (a.delayMs) setTimeout(send, a.delayMs);
+    else send();
   });
   const l = await listenOnLoopback(server);
   return { ...l, hits, paths };
