@@ -5,6 +5,7 @@
  * that survive a reload, and a rerun after a crash skips the orders already done. The form's
  * one-time key makes a double submit find the run the first one started.
  */
+import { orderName } from "./order-states";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { enqueue } from "../jobs/queue.server";
@@ -215,7 +216,7 @@ export async function bulkRunView(
       return {
         orderId: id,
         shopifyOrderId: o?.shopifyOrderId ?? "",
-        name: o ? (o.shopifyOrderName ?? `#${o.shopifyOrderId}`) : id,
+        name: o ? orderName(o) : id,
         ...results[id]!,
       };
     });

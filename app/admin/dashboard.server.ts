@@ -3,6 +3,7 @@
  * health, the warnings that need the merchant, problems. The live balance is not awaited here:
  * the page shows it (and an outage it reveals) when it comes (see `liveBalance`).
  */
+import { orderName } from "./order-states";
 import type { PrismaClient } from "@prisma/client";
 import { getSettings, type ShopSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";
@@ -78,7 +79,7 @@ export async function dashboardData(
     authProblem: shopRow?.authProblem ?? null,
     problems: problems.map((p) => ({
       id: p.id,
-      name: p.shopifyOrderName ?? `#${p.shopifyOrderId}`,
+      name: orderName(p),
       state: p.state,
       reason: p.flag ?? p.reasonMessage ?? "",
       updatedAt: p.updatedAt.toISOString(),

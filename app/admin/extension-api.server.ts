@@ -4,6 +4,7 @@
  * pay now) for the action and the bulk action. Actions are bulk runs, the same use case as the
  * orders list (bulk-orders.server.ts): one key per click, so a double-sent request acts once.
  */
+import { orderName } from "./order-states";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { FINISHED_FLAGS, type AfterPaymentFlag } from "../fulfilment/after-payment.server";
@@ -88,7 +89,7 @@ export async function extensionOrders(
       id: gid,
       handled: true,
       orderId: o.id,
-      name: o.shopifyOrderName ?? `#${o.shopifyOrderId}`,
+      name: orderName(o),
       state: o.state,
       summary: stateInWords(o),
       reason: o.state === "HELD" || o.state === "FAILED" ? o.reasonMessage : null,

@@ -49,3 +49,8 @@ export const PROBLEM_STATES: OrderStateName[] = ["HELD", "FAILED"];
 
 /** The dashboard's money periods, in days. */
 export const PERIODS = [7, 30, 90] as const;
+
+/** An order as the merchant names it: Shopify's name ("#1001"), else its number. */
+export function orderName(o: { shopifyOrderName: string | null; shopifyOrderId: string }): string {
+  return o.shopifyOrderName ?? `#${o.shopifyOrderId}`;
+}

@@ -1,7 +1,7 @@
 /** What the orders pages show: lists by state with reasons, one order in full, and its actions. */
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { ORDER_STATES, type OrderStateName, PROBLEM_STATES } from "./order-states";
+import { ORDER_STATES, type OrderStateName, PROBLEM_STATES, orderName } from "./order-states";
 
 export { ORDER_STATES, PROBLEM_STATES, type OrderStateName };
 
@@ -151,7 +151,7 @@ export async function listOrders(db: PrismaClient, shop: string, search: URLSear
     viewCounts,
     orders: rows.map((o) => ({
       id: o.id,
-      name: o.shopifyOrderName ?? `#${o.shopifyOrderId}`,
+      name: orderName(o),
       state: o.state,
       reasonCode: o.reasonCode,
       reasonMessage: o.reasonMessage,
@@ -241,7 +241,7 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
   const lastError = [...o.timeline].reverse().find((t) => t.outcome === "error");
   return {
     id: o.id,
-    name: o.shopifyOrderName ?? `#${o.shopifyOrderId}`,
+    name: orderName(o),
     shopifyOrderId: o.shopifyOrderId,
     /** The order in the Shopify admin (it redirects to the store's admin). */
     shopifyAdminUrl: `https://${shop}/admin/orders/${encodeURIComponent(o.shopifyOrderId)}`,

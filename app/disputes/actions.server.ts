@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { fileKind, saveFile } from "../archive/files.server";
+import { accountOf } from "../admin/account.server";
 import { addTimeline } from "../fulfilment/timeline.server";
 import { logger } from "../logger.server";
 import { svcClientForAccount, type SvcClient } from "../svc/client.server";
@@ -476,10 +477,7 @@ export async function runDisputeForm(
     account: SyncAccount,
   ) => Promise<string | { message: string; id: string }>,
 ): Promise<DisputeFormResult> {
-  const account = await db.svcAccount.findUnique({
-    where: { shopDomain: shop },
-    select: { id: true, shopDomain: true },
-  });
+  const account = await accountOf(db, shop);
   if (!account?.shopDomain)
     return { ok: false, intent, errors: { form: "Connect a service account first (Settings)." } };
   const client = await svcClientForAccount(account.id, { prisma: db, timeoutMs: 15_000 });

@@ -1,20 +1,16 @@
 /** What the Disputes pages read: the list with its views, search and pages; one dispute. */
+import { orderName } from "../admin/order-states";
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { dealText, isClosed } from "./sync.server";
+import { CLOSED, dealText, isClosed } from "./sync.server";
 
 export const DISPUTE_VIEWS = ["all", "unread", "open", "closed"] as const;
 export type DisputeView = (typeof DISPUTE_VIEWS)[number];
 const PAGE_SIZE = 50;
 
-/** Closed: settled (finallyDeal), cancelled from the app, or a status that says it is over. */
-const CLOSED: Prisma.DisputeWhereInput = {
-  OR: [
-    { finallyDeal: { not: null } },
-    { cancelledAt: { not: null } },
-    { status: { contains: "cancel", mode: "insensitive" } },
-    { status: { contains: "complet", mode: "insensitive" } },
-  ],
-};
+/** The service's id, or null while the service has not listed a dispute the app opened. */
+const shownId = (d: { svcDisputeId: string }) =>
+  d.svcDisputeId.startsWith("pending:") ? null : d.svcDisputeId;
+const expectText = (t: number | null) => (t === 2 ? "Reissue" : t === 1 ? "Refund" : null);
 
 function viewWhere(view: DisputeView): Prisma.DisputeWhereInput {
   if (view === "unread") return { unread: true };
@@ -45,7 +41,7 @@ async function orderNames(db: PrismaClient, ids: (string | null)[]) {
     where: { id: { in: wanted } },
     select: { id: true, shopifyOrderName: true, shopifyOrderId: true },
   });
-  return new Map(rows.map((r) => [r.id, r.shopifyOrderName ?? `#${r.shopifyOrderId}`]));
+  return new Map(rows.map((r) => [r.id, orderName(r)]));
 }
 
 export async function listDisputes(db: PrismaClient, shop: string, search: URLSearchParams) {
@@ -95,7 +91,7 @@ export async function listDisputes(db: PrismaClient, shop: string, search: URLSe
     >,
     disputes: rows.map((r) => ({
       id: r.id,
-      svcDisputeId: r.svcDisputeId.startsWith("pending:") ? null : r.svcDisputeId,
+      svcDisputeId: shownId(r),
       orderId: r.orderId,
       orderName: r.orderId ? (names.get(r.orderId) ?? null) : null,
       orderNumber: r.orderNumber,
@@ -103,7 +99,7 @@ export async function listDisputes(db: PrismaClient, shop: string, search: URLSe
       status: r.status,
       closed: isClosed(r),
       outcome: dealText(r.finallyDeal),
-      expect: r.expectType === 2 ? "Reissue" : r.expectType === 1 ? "Refund" : null,
+      expect: expectText(r.expectType),
       money: r.money,
       unread: r.unread,
       openedAt: r.svcCreatedAt.toISOString(),
@@ -135,13 +131,13 @@ export async function disputeDetail(db: PrismaClient, shop: string, id: string) 
     Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
   return {
     id: d.id,
-    svcDisputeId: d.svcDisputeId.startsWith("pending:") ? null : d.svcDisputeId,
+    svcDisputeId: shownId(d),
     status: d.status,
     closed: isClosed(d),
     cancelled: d.cancelledAt !== null || /cancel/i.test(d.status),
     outcome: dealText(d.finallyDeal),
     reason: d.reason,
-    expect: d.expectType === 2 ? "Reissue" : d.expectType === 1 ? "Refund" : null,
+    expect: expectText(d.expectType),
     money: d.money,
     replacementAmount: d.replacementAmount,
     refundParts: (Array.isArray(d.refundDetails) ? d.refundDetails : [])
@@ -152,7 +148,7 @@ export async function disputeDetail(db: PrismaClient, shop: string, id: string) 
     order: order
       ? {
           id: order.id,
-          name: order.shopifyOrderName ?? `#${order.shopifyOrderId}`,
+          name: orderName(order),
           cost: order.amount,
         }
       : null,
@@ -189,7 +185,7 @@ export async function disputesOfOrder(db: PrismaClient, shop: string, orderId: s
   });
   return rows.map((r) => ({
     id: r.id,
-    svcDisputeId: r.svcDisputeId.startsWith("pending:") ? null : r.svcDisputeId,
+    svcDisputeId: shownId(r),
     status: r.status,
     closed: isClosed(r),
     unread: r.unread,

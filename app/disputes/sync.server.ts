@@ -9,6 +9,7 @@
  * New support messages and status changes go on the order's timeline and into the merchant's
  * notification email (the "disputes" kind).
  */
+import { orderName } from "../admin/order-states";
 import type { Dispute, Prisma, PrismaClient } from "@prisma/client";
 import { addTimeline } from "../fulfilment/timeline.server";
 import { getSettings } from "../settings.server";
@@ -40,7 +41,19 @@ function date(d: Date | null | undefined): Date | null {
   return d && Number.isFinite(d.getTime()) ? d : null;
 }
 
-/** Closed: settled (finallyDeal), cancelled from the app, or a status that says it is over. */
+/**
+ * Closed: settled (finallyDeal), cancelled from the app, or a status that says it is over (the
+ * service's status texts are not mapped to its codes). `CLOSED` is the same rule as a query.
+ */
+export const CLOSED: Prisma.DisputeWhereInput = {
+  OR: [
+    { finallyDeal: { not: null } },
+    { cancelledAt: { not: null } },
+    { status: { contains: "cancel", mode: "insensitive" } },
+    { status: { contains: "complet", mode: "insensitive" } },
+  ],
+};
+
 export function isClosed(d: {
   finallyDeal: number | null;
   cancelledAt?: Date | null;
@@ -257,10 +270,7 @@ async function tellNews(
         select: { id: true, shopifyOrderName: true, shopifyOrderId: true },
       })
     : null;
-  const name = disputeName(
-    row.svcDisputeId,
-    order ? (order.shopifyOrderName ?? `#${order.shopifyOrderId}`) : null,
-  );
+  const name = disputeName(row.svcDisputeId, order ? orderName(order) : null);
   const news: { key: string; text: string }[] = [];
   if (before.status !== row.status || before.finallyDeal !== row.finallyDeal) {
     const deal = dealText(row.finallyDeal);

@@ -11,6 +11,7 @@
  * lost, is sent again as the same message (the digest is marked sent only once the server took
  * it).
  */
+import { orderName } from "../admin/order-states";
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
@@ -52,10 +53,6 @@ export function mailHost(): string {
 
 export function kindsOn(settings: ShopSettings): NoticeKind[] {
   return NOTICE_KINDS.filter((k) => settings[KIND_SETTING[k]]);
-}
-
-function orderName(o: { shopifyOrderName: string | null; shopifyOrderId: string }): string {
-  return o.shopifyOrderName ?? `#${o.shopifyOrderId}`;
 }
 
 function short(text: string | null, max = 200): string {

@@ -1,4 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { orderName } from "../admin/order-states";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import {
   Banner,
@@ -49,7 +50,7 @@ async function paidOrder(shop: string, id: string) {
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop } = await requireAdmin(request);
   const order = await paidOrder(shop, new URL(request.url).searchParams.get("order") ?? "");
-  const name = order.shopifyOrderName ?? `#${order.shopifyOrderId}`;
+  const name = orderName(order);
   if (!order.svcOrderId || !order.paidAt)
     return {
       order: { id: order.id, name },
