@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { fileKind, saveFile } from "../archive/files.server";
-import { accountOf } from "../admin/account.server";
+import { accountOf, isOutage } from "../admin/account.server";
 import { addTimeline } from "../fulfilment/timeline.server";
 import { logger } from "../logger.server";
 import { svcClientForAccount, type SvcClient } from "../svc/client.server";
@@ -30,16 +30,18 @@ export class DisputeInputError extends Error {
   }
 }
 
-/** The service's refusals in the merchant's words. */
-export function disputeErrorText(error: unknown): string {
+/** The service's refusals in the merchant's words; `reading`: nothing was being sent. */
+export function disputeErrorText(error: unknown, reading = false): string {
   if (error instanceof DisputeInputError) return error.message;
+  if (reading && isOutage(error))
+    return "The service is not answering now. Nothing changed; the app checks again by itself every 10 minutes.";
   if (error instanceof SvcDisputeStateError)
     return "This dispute no longer takes messages: the service accepts them only while it is being processed (or, as a note, once it is completed).";
   if (error instanceof SvcNotFoundError)
     return "The service does not know this dispute or order on your account (it may have been opened on another account).";
   if (error instanceof SvcParamError) return `The service refused it: ${error.message}`;
   if (error instanceof SvcError && error.outcomeUnknown)
-    return "The service did not answer in time. Nothing is sent twice: check the dispute in a minute.";
+    return "The service did not answer clearly (it may be down). Nothing is sent twice: check the dispute in a minute.";
   if (error instanceof SvcError) return `The service did not take it: ${error.message}`;
   return "The service could not be reached. Try again in a minute.";
 }
@@ -493,6 +495,6 @@ export async function runDisputeForm(
       );
     }
     const field = error instanceof DisputeInputError ? error.field : "form";
-    return { ok: false, intent, errors: { [field]: disputeErrorText(error) } };
+    return { ok: false, intent, errors: { [field]: disputeErrorText(error, intent === "check") } };
   }
 }

@@ -16,7 +16,7 @@ import {
 } from "@shopify/polaris";
 import { ImageIcon } from "@shopify/polaris-icons";
 import { useState } from "react";
-import { clientForShop, describeSvcError } from "../admin/account.server";
+import { clientForShop } from "../admin/account.server";
 import { requireAdmin } from "../admin/context.server";
 import { AttachmentFields, MessageField } from "../components/DisputeFields";
 import { FormStatus, fieldError, type ActionData } from "../components/FormStatus";
@@ -27,6 +27,7 @@ import { prisma } from "../db.server";
 import {
   DisputeInputError,
   attachmentsOf,
+  disputeErrorText,
   openDispute,
   openOptions,
   runDisputeForm,
@@ -66,7 +67,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
     return {
       order: { id: order.id, name },
       options: null,
-      error: error instanceof DisputeInputError ? error.message : describeSvcError(error),
+      error: disputeErrorText(error, true),
     };
   }
 };

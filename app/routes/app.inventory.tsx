@@ -13,7 +13,7 @@ import {
   useBreakpoints,
 } from "@shopify/polaris";
 import { ImageIcon } from "@shopify/polaris-icons";
-import { clientForShop, describeSvcError } from "../admin/account.server";
+import { clientForShop, describeSvcError, isOutage } from "../admin/account.server";
 import { requireAdmin } from "../admin/context.server";
 import { Facts } from "../components/Facts";
 import { KeyboardDataTable } from "../components/KeyboardDataTable";
@@ -49,7 +49,10 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
     ]);
     return { query, view, warehouse, error: null };
   } catch (error) {
-    return { query, view: null, warehouse: null, error: describeSvcError(error) };
+    const text = isOutage(error)
+      ? "The service is not answering now. Nothing is lost: try again in a few minutes."
+      : describeSvcError(error);
+    return { query, view: null, warehouse: null, error: text };
   }
 };
 

@@ -408,7 +408,16 @@ describe("the sandbox in a browser", () => {
   });
 
   it("opens a dispute on the shipped order with a photo, replies, reads support's answer, cancels it", async () => {
-    // From the order page (the shipped order is open).
+    const orderUrl = page.url();
+    // No dispute yet: the list's empty state says where disputes come from.
+    await page
+      .getByRole("link", { name: /^Disputes/ })
+      .first()
+      .click();
+    await page.getByText("No disputes here").waitFor();
+    await shot("29-disputes-empty");
+    await page.goto(orderUrl);
+    // From the order page (the shipped order).
     await page.getByRole("link", { name: "Open a dispute" }).click();
     await page.getByRole("heading", { name: /^Open a dispute on #\d+/ }).waitFor();
     await shot("30-dispute-open-form");
@@ -448,13 +457,19 @@ describe("the sandbox in a browser", () => {
     await page.getByLabel("Your message").fill("Here is a second photo 📷 of the box.");
     const picker = page.getByLabel("Photos or videos", { exact: true });
     await picker.setInputFiles({ name: "box.png", mimeType: "image/png", buffer: PNG_1PX });
-    await page.getByRole("button", { name: "Send reply" }).click();
+    const replies = async () =>
+      ((await (await fetch(`${info.svcSimUrl}/__sim/calls?op=disputeReply`)).json()) as unknown[])
+        .length;
+    const repliesBefore = await replies();
+    // A double click sends one reply.
+    await page.getByRole("button", { name: "Send reply" }).dblclick();
     await page.getByText("Reply sent").first().waitFor();
     await page.getByText("Here is a second photo  of the box.").waitFor();
     // The reply carries its photo; the form is empty again (text and chosen file).
     await expect.poll(() => page.getByRole("link", { name: "Photo 1" }).count()).toBe(2);
     expect(await page.getByLabel("Your message").inputValue()).toBe("");
     expect(await page.getByLabel("Photos or videos", { exact: true }).inputValue()).toBe("");
+    expect(await replies()).toBe(repliesBefore + 1);
 
     // Support answers at the service; "Check now" on the list brings it in.
     const res = await fetch(`${info.svcSimUrl}/__sim/disputes/${svcId}/status`, {
@@ -480,8 +495,12 @@ describe("the sandbox in a browser", () => {
 
     // Cancel, asking first.
     await page.getByRole("button", { name: "Cancel dispute" }).click();
-    await page.getByRole("button", { name: "Confirm: cancel dispute" }).click();
+    await page.getByRole("button", { name: "Confirm: cancel dispute" }).dblclick();
     await page.getByText("Dispute cancelled").first().waitFor();
+    const cancels = (await (
+      await fetch(`${info.svcSimUrl}/__sim/calls?op=disputeCancel`)
+    ).json()) as unknown[];
+    expect(cancels).toHaveLength(1);
     await page.getByText("This dispute is cancelled: it takes no more messages.").waitFor();
     expect(await page.getByRole("button", { name: "Send reply" }).count()).toBe(0);
     await shot("35-dispute-cancelled");
@@ -511,6 +530,42 @@ describe("the sandbox in a browser", () => {
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByText("No records match").waitFor();
     await shot("42-inventory-records-empty");
+  });
+
+  it("says so when the service fails: the inventory, the dispute form, Check now", async () => {
+    const faults = `${info.svcSimUrl}/__sim/faults`;
+    const set = await fetch(faults, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ rate5xx: 1 }),
+    });
+    expect(set.status).toBe(200);
+    try {
+      await page.getByRole("link", { name: "Inventory" }).first().click();
+      await page.getByText("The inventory cannot be shown").waitFor({ timeout: 60_000 });
+      await shot("43-inventory-service-down");
+      await page
+        .getByRole("link", { name: /^Disputes/ })
+        .first()
+        .click();
+      await page.getByRole("heading", { name: "Disputes" }).waitFor();
+      await page.getByRole("button", { name: "Check now" }).dblclick();
+      await page.getByText("The service is not answering now.", { exact: false }).first().waitFor({
+        timeout: 60_000,
+      });
+      await shot("36-disputes-service-down");
+      // The dispute's order: its form cannot be shown without the service.
+      const orderHref = await page
+        .locator('table a[href*="/app/orders/"]')
+        .first()
+        .getAttribute("href");
+      const orderId = orderHref!.split("/app/orders/")[1]!.split("?")[0]!;
+      await page.goto(new URL(`/app/disputes/new?order=${orderId}`, page.url()).toString());
+      await page.getByText("The dispute form cannot be shown").waitFor({ timeout: 60_000 });
+      await shot("37-dispute-form-service-down");
+    } finally {
+      await fetch(faults, { method: "DELETE" });
+    }
   });
 
   it("counts the order on the dashboard", async () => {
