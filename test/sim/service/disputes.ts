@@ -225,7 +225,6 @@ function listRecord(ctx: Ctx, d: Dispute): Json {
     shopId: order?.shopId ?? "",
     shopName: order?.shopName ?? "",
     status: DISPUTE_STATUS_LABELS[d.statusCode] ?? String(d.statusCode),
-    statusCode: d.statusCode,
     disputeReason:
       DISPUTE_REASONS.find((r) => r.disputeReasonId === d.disputeReasonId)?.reasonName ?? "",
     replacementAmount: d.expectType === 2 ? moneyNumber(d.money) : 0,
@@ -234,8 +233,6 @@ function listRecord(ctx: Ctx, d: Dispute): Json {
     finallyDeal: d.finallyDeal,
     createDate: d.createdAt,
     updateDate: d.updatedAt,
-    orderId: d.orderId,
-    orderNumber: d.orderNumber,
     productList: d.lines.map((l) => {
       const line = order?.lines.find((x) => x.lineItemId === l.lineItemId);
       const v = line ? ctx.state.catalog.variantByVid.get(line.vid) : undefined;
