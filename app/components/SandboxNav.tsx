@@ -1,5 +1,5 @@
-import { useLocation } from "@remix-run/react";
-import { Badge, Box, Button, InlineStack, Text } from "@shopify/polaris";
+import { NavLink } from "@remix-run/react";
+import { Badge, Box, InlineStack, Text } from "@shopify/polaris";
 
 export const NAV_LINKS = [
   { to: "/app", label: "Dashboard" },
@@ -23,32 +23,48 @@ export function navLabel(l: (typeof NAV_LINKS)[number], counts: { disputes: numb
 }
 
 export function SandboxNav({ shop, counts }: { shop: string; counts: { disputes: number } }) {
-  const { pathname } = useLocation();
-  const current = (to: string) =>
-    to === "/app" ? pathname === "/app" || pathname === "/app/" : pathname.startsWith(to);
   return (
-    <Box background="bg-surface" padding="300" borderBlockEndWidth="025" borderColor="border">
-      <InlineStack align="space-between" blockAlign="center" gap="300">
-        <InlineStack gap="300" blockAlign="center">
-          <Text as="span" variant="headingMd">
-            Dropship Autopilot
-          </Text>
-          <Badge tone="attention">Sandbox</Badge>
-        </InlineStack>
-        <nav aria-label="App">
-          {/* Wraps on a phone instead of running off the screen. */}
-          <InlineStack gap="100" wrap>
-            {[...NAV_LINKS, SANDBOX_MAIL_LINK].map((l) => (
-              <Button key={l.to} url={l.to} pressed={current(l.to)} size="slim">
-                {l.to === SANDBOX_MAIL_LINK.to ? l.label : navLabel(l, counts)}
-              </Button>
-            ))}
+    <header>
+      <Box background="bg-surface" padding="300" borderBlockEndWidth="025" borderColor="border">
+        <InlineStack align="space-between" blockAlign="center" gap="300">
+          <InlineStack gap="300" blockAlign="center">
+            <Text as="span" variant="headingMd">
+              Dropship Autopilot
+            </Text>
+            <Badge tone="attention">Sandbox</Badge>
           </InlineStack>
-        </nav>
-        <Text as="span" tone="subdued">
-          {shop}
-        </Text>
-      </InlineStack>
-    </Box>
+          <nav aria-label="App">
+            {/* Wraps on a phone instead of running off the screen. */}
+            <InlineStack gap="100" wrap>
+              {[...NAV_LINKS, SANDBOX_MAIL_LINK].map((l) => (
+                <NavLink
+                  key={l.to}
+                  to={l.to}
+                  end={l.to === "/app"}
+                  // NavLink marks the current page with aria-current="page" (and so the style).
+                  style={({ isActive }) => ({
+                    display: "inline-block",
+                    padding: "4px 10px",
+                    borderRadius: "var(--p-border-radius-200, 8px)",
+                    fontSize: "var(--p-font-size-325, 13px)",
+                    fontWeight: isActive ? 650 : 550,
+                    textDecoration: "none",
+                    color: isActive ? "var(--p-color-text-inverse)" : "var(--p-color-text)",
+                    background: isActive
+                      ? "var(--p-color-bg-fill-inverse)"
+                      : "var(--p-color-bg-fill-tertiary)",
+                  })}
+                >
+                  {l.to === SANDBOX_MAIL_LINK.to ? l.label : navLabel(l, counts)}
+                </NavLink>
+              ))}
+            </InlineStack>
+          </nav>
+          <Text as="span" tone="subdued">
+            {shop}
+          </Text>
+        </InlineStack>
+      </Box>
+    </header>
   );
 }

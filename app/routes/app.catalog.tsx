@@ -5,7 +5,6 @@ import {
   useActionData,
   useLoaderData,
   useNavigation,
-  useRevalidator,
   useSearchParams,
 } from "@remix-run/react";
 import {
@@ -25,10 +24,11 @@ import {
   Thumbnail,
   useBreakpoints,
 } from "@shopify/polaris";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { catalogAction, catalogPageData } from "../admin/catalog-page.server";
 import { requireAdmin } from "../admin/context.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
+import { useAutoRefresh } from "../components/useAutoRefresh";
 import { useSubmitOnce } from "../components/SubmitOnce";
 import { prisma } from "../db.server";
 
@@ -65,18 +65,9 @@ export default function Catalog() {
   const { smDown } = useBreakpoints();
   const [q, setQ] = useState(data.query.q);
   const [cat, setCat] = useState(data.query.cat);
-  const revalidator = useRevalidator();
   const working = data.imports.some((i) => i.status === "queued" || i.status === "running");
   // Imports run as jobs: while one waits or runs, read the page again every 2 s.
-  useEffect(() => {
-    if (!working) return;
-    const t = setInterval(() => {
-      if (revalidator.state === "idle" && document.visibilityState === "visible") {
-        revalidator.revalidate();
-      }
-    }, 2000);
-    return () => clearInterval(t);
-  }, [working, revalidator]);
+  useAutoRefresh({ every: 2000, enabled: working });
   const go = (page: number) => {
     const next = new URLSearchParams(params);
     next.set("page", String(page));

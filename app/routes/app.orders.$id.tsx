@@ -4,7 +4,6 @@ import {
   useActionData,
   useLoaderData,
   useNavigation,
-  useRevalidator,
   useSearchParams,
 } from "@remix-run/react";
 import {
@@ -22,12 +21,12 @@ import {
   Thumbnail,
 } from "@shopify/polaris";
 import { ImageIcon } from "@shopify/polaris-icons";
-import { useEffect } from "react";
 import { KeyboardDataTable } from "../components/KeyboardDataTable";
 import { Facts } from "../components/Facts";
 import { RouteErrorBoundary } from "../components/NotFound";
 import { ConfirmSubmit } from "../components/ConfirmSubmit";
 import { useSubmitOnce } from "../components/SubmitOnce";
+import { useAutoRefresh } from "../components/useAutoRefresh";
 import { BULK_LABELS, fittingActions } from "../admin/order-fit";
 import { requireAdmin } from "../admin/context.server";
 import { orderAction } from "../admin/order-actions.server";
@@ -180,16 +179,9 @@ export default function OrderPage() {
   const busy = navigation.state !== "idle";
   const once = useSubmitOnce(navigation.state === "submitting");
   const actions = fittingActions(order);
-  const revalidator = useRevalidator();
   const [params] = useSearchParams();
-  useEffect(() => {
-    const t = setInterval(() => {
-      if (revalidator.state === "idle" && document.visibilityState === "visible") {
-        revalidator.revalidate();
-      }
-    }, 4000);
-    return () => clearInterval(t);
-  }, [revalidator]);
+  // The order moves on its own (webhooks, jobs); never while the merchant edits the Repair form.
+  useAutoRefresh();
   return (
     <Page
       title={`Order ${order.name}`}

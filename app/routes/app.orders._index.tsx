@@ -5,7 +5,6 @@ import {
   useActionData,
   useLoaderData,
   useNavigation,
-  useRevalidator,
   useSearchParams,
 } from "@remix-run/react";
 import {
@@ -30,6 +29,7 @@ import { requireAdmin } from "../admin/context.server";
 import { BULK_INTENTS, BULK_LABELS, type BulkIntent, fits } from "../admin/order-fit";
 import { listOrders, type OrderView } from "../admin/orders.server";
 import { FormStatus, type ActionData } from "../components/FormStatus";
+import { useAutoRefresh } from "../components/useAutoRefresh";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
 import { useSubmitOnce } from "../components/SubmitOnce";
@@ -83,22 +83,12 @@ type Row = ReturnType<typeof useLoaderData<typeof loader>>["orders"][number];
 export default function Orders() {
   const data = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
-  const revalidator = useRevalidator();
   const { smDown } = useBreakpoints();
   const running = Boolean(data.bulk && !data.bulk.finished);
   // Orders move on their own (webhooks, jobs): refresh every few seconds, faster while a bulk
-  // run works. A refresh keeps the selection (it is kept by order id).
-  useEffect(() => {
-    const t = setInterval(
-      () => {
-        if (revalidator.state === "idle" && document.visibilityState === "visible") {
-          revalidator.revalidate();
-        }
-      },
-      running ? 1500 : 4000,
-    );
-    return () => clearInterval(t);
-  }, [revalidator, running]);
+  // run works, never while the merchant types a search or confirms. A refresh keeps the
+  // selection (it is kept by order id).
+  useAutoRefresh({ every: running ? 1500 : 4000 });
 
   const placed = params.get("placed");
   const result = useActionData<typeof action>() as ActionData;

@@ -5,7 +5,6 @@ import {
   useActionData,
   useLoaderData,
   useNavigation,
-  useRevalidator,
   useSearchParams,
 } from "@remix-run/react";
 import {
@@ -27,10 +26,11 @@ import {
   Thumbnail,
   useBreakpoints,
 } from "@shopify/polaris";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { requireAdmin } from "../admin/context.server";
 import { productsAction, productsPageData } from "../admin/products-page.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
+import { useAutoRefresh } from "../components/useAutoRefresh";
 import { PostOnce, useSubmitOnce } from "../components/SubmitOnce";
 import { pairByOptions } from "../catalog/option-key";
 import { prisma } from "../db.server";
@@ -61,15 +61,9 @@ export default function Products() {
     data.query.margin !== undefined ? String(data.query.margin) : "",
   );
   const running = data.bulk && (data.bulk.state === "available" || data.bulk.state === "running");
-  const revalidator = useRevalidator();
-  // The job's progress lives in the database: while it runs, read it again every 1.5 s.
-  useEffect(() => {
-    if (!running) return;
-    const t = setInterval(() => {
-      if (revalidator.state === "idle") revalidator.revalidate();
-    }, 1500);
-    return () => clearInterval(t);
-  }, [running, revalidator]);
+  // The job's progress lives in the database: while it runs, read it again every 1.5 s (not
+  // while the merchant types in the picker or a search).
+  useAutoRefresh({ every: 1500, enabled: Boolean(running) });
   const pickVariant = data.products
     .flatMap((p) => p.variants.map((v) => ({ ...v, product: p })))
     .find((v) => v.id === data.picker?.variantId);

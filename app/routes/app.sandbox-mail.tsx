@@ -3,19 +3,13 @@
  * "Check now" to run the shop's notification turn without waiting for the minute's scan.
  */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import {
-  Form,
-  useActionData,
-  useLoaderData,
-  useNavigation,
-  useRevalidator,
-} from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Box, Button, Card, InlineStack, Page, Text } from "@shopify/polaris";
-import { useEffect } from "react";
 import { requireAdmin } from "../admin/context.server";
 import { sandboxEnabled } from "../admin/sandbox-auth.server";
 import { caughtMails, checkNotificationsNow } from "../admin/sandbox-mail.server";
 import { useSubmitOnce } from "../components/SubmitOnce";
+import { useAutoRefresh } from "../components/useAutoRefresh";
 import { Toast } from "../components/Toast";
 import { formatDateTime } from "../components/format";
 import { prisma } from "../db.server";
@@ -47,12 +41,8 @@ export default function SandboxMail() {
   const nav = useNavigation();
   const busy = nav.state !== "idle";
   const once = useSubmitOnce(busy);
-  const { revalidate, state } = useRevalidator();
-  useEffect(() => {
-    // The scan runs every minute: new mails show without a reload.
-    const t = setInterval(() => state === "idle" && revalidate(), 5000);
-    return () => clearInterval(t);
-  }, [revalidate, state]);
+  // The scan runs every minute: new mails show without a reload.
+  useAutoRefresh({ every: 5000 });
   return (
     <Page
       title="Caught emails"

@@ -26,7 +26,9 @@ export default function App() {
     return (
       <AppProvider isEmbeddedApp={false} apiKey={apiKey}>
         <SandboxNav shop={shop} counts={counts} />
-        <Outlet />
+        <main>
+          <Outlet />
+        </main>
       </AppProvider>
     );
   }
@@ -39,7 +41,9 @@ export default function App() {
           </Link>
         ))}
       </NavMenu>
-      <Outlet />
+      <main>
+        <Outlet />
+      </main>
     </AppProvider>
   );
 }

@@ -8,138 +8,27 @@
  *
  * Run with `npm run test:browser` (it builds first). CHROMIUM_PATH overrides /usr/bin/chromium.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, type Page, chromium } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PNG_1PX } from "../helpers/file-server";
+import { SHOTS, type Sandbox, type SandboxInfo, startSandbox } from "./harness";
 
-const SHOTS = "artifacts/screenshots";
-let sandbox: ChildProcess;
-let info: {
-  url: string;
-  signIn: string;
-  apiKey: string;
-  shop: string;
-  shopSimUrl: string;
-  svcSimUrl: string;
-  mailSimUrl: string;
-};
-let browser: Browser;
+let sandbox: Sandbox;
+let info: SandboxInfo;
 let page: Page;
-let dataDir: string;
-let output = "";
 /** The tracking number and order name of the order shipped in the sandbox. */
 let shippedTracking = "";
 let shippedOrder = "";
+
+const shot = (name: string) => sandbox.shot(name);
+const shopSim = (path: string, body: unknown) => sandbox.shopSim(path, body);
+const simOrders = (count: number) => sandbox.simOrders(count);
 
 /** The count a view of the Orders page shows, e.g. "Needs attention (3)". */
 async function viewCount(view: string): Promise<number> {
   const text = await page.locator(`[data-view="${view}"]`).innerText();
   return Number(/\((\d+)\)/.exec(text)?.[1] ?? NaN);
-}
-
-/** Orders placed in the shop simulator and their webhooks sent, as a busy shop would. */
-async function simOrders(count: number) {
-  const base = `${info.shopSimUrl}/__sim/shops/${info.shop}`;
-  const products = (await (await fetch(`${base}/products`)).json()) as {
-    variants: { id: string }[];
-  }[];
-  const variant = products[0]!.variants[0]!.id;
-  for (let i = 0; i < count; i++) {
-    const res = await fetch(`${base}/orders`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({
-        lines: [{ variantId: variant, quantity: 1 }],
-        email: `buyer${i}@example.com`,
-        shippingAddress: {
-          firstName: "Bulk",
-          lastName: `Buyer ${i}`,
-          address1: "1 Main St",
-          city: "Austin",
-          province: "Texas",
-          provinceCode: "TX",
-          zip: "73301",
-          country: "United States",
-          countryCode: "US",
-          phone: "+15125550100",
-        },
-      }),
-    });
-    expect(res.status).toBe(200);
-    const order = (await res.json()) as { id: string };
-    for (const topic of ["orders/create", "orders/paid"]) {
-      const hook = await fetch(`${base}/webhooks`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ topic, orderId: order.id }),
-      });
-      expect(hook.status).toBe(200);
-    }
-  }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
-
-/** axe-core's critical and serious violations on the page as it is now. */
-async function seriousViolations(): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } })
-      .axe;
-    return (await axe.run()).violations;
-  });
-  return (violations as AxeViolation[])
-    .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map(
-      (v) => `${v.impact} ${v.id}: ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`,
-    );
-}
-
-/** Screenshots at desktop and phone width, with axe-core run at each. */
-async function shot(name: string) {
-  for (const [suffix, width] of [
-    ["", 1280],
-    ["-390", 390],
-  ] as const) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(SHOTS, `${name}${suffix}.png`), fullPage: true });
-    expect(await seriousViolations(), `axe-core on ${name} at ${width} px`).toEqual([]);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
-/** A knob of the sandbox's shop simulator (its /__sim admin API). */
-async function shopSim(path: string, body: unknown) {
-  const res = await fetch(`${info.shopSimUrl}/__sim/shops/${info.shop}/${path}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(res.status).toBe(200);
 }
 
 /** Places a test customer order from the Orders page; returns its name (`#1002`). */
@@ -175,72 +64,13 @@ async function expectNoSecrets() {
 }
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  dataDir = mkdtempSync(join(tmpdir(), "sandbox-browser-"));
-  const port = await freePort();
-  sandbox = spawn("npx", ["tsx", "scripts/sandbox.ts"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "development",
-      PORT: String(port),
-      SANDBOX_JSON: "1",
-      SANDBOX_DATA_DIR: join(dataDir, "db"),
-      // Every request logged, so the last test can read the whole log for secrets.
-      LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-    // Its own process group: npx starts tsx, which starts node; stopping the group stops all.
-    detached: true,
-  });
-  info = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start:\n${output}`)), 90_000);
-    sandbox.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = output.split("\n").find((l) => l.startsWith('{"ready":true'));
-      if (line) {
-        clearTimeout(timer);
-        resolve(JSON.parse(line));
-      }
-    });
-    sandbox.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    sandbox.once("exit", (code) => reject(new Error(`sandbox exited ${code}:\n${output}`)));
-  });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(30_000);
+  sandbox = await startSandbox();
+  info = sandbox.info;
+  page = sandbox.page;
 });
 
 afterAll(async () => {
-  await browser?.close();
-  if (sandbox?.pid && sandbox.exitCode === null) {
-    const exited = new Promise((r) => sandbox.once("exit", r));
-    process.kill(-sandbox.pid, "SIGTERM");
-    const stopped = await Promise.race([
-      exited.then(() => true),
-      new Promise((r) => setTimeout(() => r(false), 15_000)),
-    ]);
-    if (!stopped) process.kill(-sandbox.pid, "SIGKILL");
-  }
-  // Nothing of the group may outlive the test (a lingering sandbox keeps its port and CPU).
-  if (sandbox?.pid) {
-    try {
-      process.kill(-sandbox.pid, "SIGKILL");
-    } catch {
-      // the group is gone: as it should be
-    }
-  }
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await sandbox?.stop();
 });
 
 describe("the sandbox in a browser", () => {
@@ -810,7 +640,10 @@ describe("the sandbox in a browser", () => {
     // The API key, at least one webhook secret, and the service's tokens.
     expect(secrets.size).toBeGreaterThanOrEqual(4);
     // The harness's own ready line hands the demo key to this test; the rest is the app's log.
-    const lines = output.split("\n").filter((l) => !l.startsWith('{"ready":true'));
+    const lines = sandbox
+      .output()
+      .split("\n")
+      .filter((l) => !l.startsWith('{"ready":true'));
     const requestLines = lines.filter((l) => l.includes('"msg":"request"'));
     expect(requestLines.some((l) => l.includes("/webhooks/svc/[redacted]"))).toBe(true);
     const log = lines.join("\n");
