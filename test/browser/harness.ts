@@ -278,7 +278,8 @@ export async function setUpDemoShop(s: Sandbox) {
 export async function openOrder(s: Sandbox, name: string) {
   const { page } = s;
   await page.getByRole("link", { name: "Orders" }).first().click();
-  await page.getByRole("heading", { name: "Orders" }).waitFor();
+  await page.waitForURL(/\/app\/orders/);
+  await page.getByRole("heading", { name: "Orders", level: 1 }).waitFor();
   const link = page.locator(`[data-order-link="${name}"]`).first();
   await link.waitFor({ timeout: 60_000 });
   await link.click();

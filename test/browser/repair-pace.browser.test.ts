@@ -48,9 +48,13 @@ describe("the Repair form, typed at a person's pace", () => {
     const line2 = card.getByLabel("Address line 2");
     const taxId = card.getByLabel(/^Tax id/);
     await typeLikeAPerson(line2, "Depto 1204");
-    // The merchant looks away for longer than one refresh, then goes on typing.
+    // The merchant clicks outside the field (no focus in a field now) and looks away for
+    // longer than one refresh, then goes on typing.
+    await card.getByRole("heading", { name: "Repair" }).click();
     await pause(PAST_A_REFRESH_MS);
+    expect(await line2.inputValue()).toBe("Depto 1204");
     await typeLikeAPerson(taxId, "12.345.678-5");
+    await card.getByRole("heading", { name: "Repair" }).click();
     await pause(PAST_A_REFRESH_MS);
     expect(await line2.inputValue()).toBe("Depto 1204");
     expect(await taxId.inputValue()).toBe("12.345.678-5");
