@@ -54,7 +54,8 @@ export default function Unsubscribe() {
   const { pathname, search } = useLocation();
   return (
     <AppProvider i18n={enTranslations}>
-      <Page narrowWidth title="Email notifications">
+      <main>
+        <Page narrowWidth title="Email notifications">
         <Card>
           {!data.ok || done?.done === false ? (
             <Banner tone="critical" title="This link is not valid">
@@ -82,7 +83,8 @@ export default function Unsubscribe() {
             </Form>
           )}
         </Card>
-      </Page>
+        </Page>
+      </main>
     </AppProvider>
   );
 }

@@ -25,7 +25,8 @@ export default function Auth() {
 
   return (
     <AppProvider i18n={enTranslations}>
-      <Page>
+      <main>
+        <Page>
         <Card>
           <Form method="post">
             <FormLayout>
@@ -46,7 +47,8 @@ export default function Auth() {
             </FormLayout>
           </Form>
         </Card>
-      </Page>
+        </Page>
+      </main>
     </AppProvider>
   );
 }
