@@ -56,33 +56,33 @@ export default function Unsubscribe() {
     <AppProvider i18n={enTranslations}>
       <main>
         <Page narrowWidth title="Email notifications">
-        <Card>
-          {!data.ok || done?.done === false ? (
-            <Banner tone="critical" title="This link is not valid">
-              <Text as="p">
-                It may have been cut when copied. The emails can be turned off in the app&apos;s
-                settings, under Notifications.
-              </Text>
-            </Banner>
-          ) : done?.done ? (
-            <Banner tone="success" title="Unsubscribed">
-              <Text as="p">
-                {`${done.shop} sends you no more ${done.what}. They can be turned on again in the app's settings, under Notifications.`}
-              </Text>
-            </Banner>
-          ) : (
-            <Form method="post" action={`${pathname}${search}`}>
-              <BlockStack gap="300">
-                <Text as="p">{`Stop ${data.what} from ${data.shop}?`}</Text>
-                <div>
-                  <Button submit variant="primary" loading={busy} disabled={busy}>
-                    Unsubscribe
-                  </Button>
-                </div>
-              </BlockStack>
-            </Form>
-          )}
-        </Card>
+          <Card>
+            {!data.ok || done?.done === false ? (
+              <Banner tone="critical" title="This link is not valid">
+                <Text as="p">
+                  It may have been cut when copied. The emails can be turned off in the app&apos;s
+                  settings, under Notifications.
+                </Text>
+              </Banner>
+            ) : done?.done ? (
+              <Banner tone="success" title="Unsubscribed">
+                <Text as="p">
+                  {`${done.shop} sends you no more ${done.what}. They can be turned on again in the app's settings, under Notifications.`}
+                </Text>
+              </Banner>
+            ) : (
+              <Form method="post" action={`${pathname}${search}`}>
+                <BlockStack gap="300">
+                  <Text as="p">{`Stop ${data.what} from ${data.shop}?`}</Text>
+                  <div>
+                    <Button submit variant="primary" loading={busy} disabled={busy}>
+                      Unsubscribe
+                    </Button>
+                  </div>
+                </BlockStack>
+              </Form>
+            )}
+          </Card>
         </Page>
       </main>
     </AppProvider>

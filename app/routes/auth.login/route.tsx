@@ -27,26 +27,26 @@ export default function Auth() {
     <AppProvider i18n={enTranslations}>
       <main>
         <Page>
-        <Card>
-          <Form method="post">
-            <FormLayout>
-              <Text variant="headingMd" as="h2">
-                Log in
-              </Text>
-              <TextField
-                type="text"
-                name="shop"
-                label="Shop domain"
-                helpText="example.myshopify.com"
-                value={shop}
-                onChange={setShop}
-                autoComplete="on"
-                error={errors.shop}
-              />
-              <Button submit>Log in</Button>
-            </FormLayout>
-          </Form>
-        </Card>
+          <Card>
+            <Form method="post">
+              <FormLayout>
+                <Text variant="headingMd" as="h2">
+                  Log in
+                </Text>
+                <TextField
+                  type="text"
+                  name="shop"
+                  label="Shop domain"
+                  helpText="example.myshopify.com"
+                  value={shop}
+                  onChange={setShop}
+                  autoComplete="on"
+                  error={errors.shop}
+                />
+                <Button submit>Log in</Button>
+              </FormLayout>
+            </Form>
+          </Card>
         </Page>
       </main>
     </AppProvider>
