@@ -1,0 +1,137 @@
+/**
+ * The minor findings of issue 35 outside the order pages and settings, through the routes and
+ * use cases, signed in by the sandbox cookie (SANDBOX=1, as `npm run sandbox` runs), against the
+ * service simulator over real HTTP.
+ */
+import type { PrismaClient } from "@prisma/client";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServiceSim, startServiceSim } from "../sim/service";
+import { client, orderBody, variants } from "../sim/service/test-helpers";
+import { callRoute } from "../helpers/remix";
+
+const SHOP = "minors-test.myshopify.com";
+const UA = "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36";
+type Route = (args: ActionFunctionArgs | LoaderFunctionArgs) => unknown;
+
+let sim: ServiceSim;
+let prisma: PrismaClient;
+let cookie: string;
+let routes: { signin: Route; index: Route; sandboxAction: Route };
+
+async function call(
+  route: Route,
+  path: string,
+  opts: { form?: Record<string, string>; cookie?: string } = {},
+) {
+  const headers: Record<string, string> = { "user-agent": UA };
+  if (opts.cookie) headers.cookie = opts.cookie;
+  const init: RequestInit = { headers };
+  if (opts.form) {
+    init.method = "POST";
+    init.body = new URLSearchParams(opts.form);
+  }
+  const r = await callRoute(route, new Request(`http://localhost:3000${path}`, init));
+  return { status: r.status, text: await r.text(), headers: r.headers };
+}
+
+beforeAll(async () => {
+  sim = await startServiceSim({ allowLoopbackWebhooks: true });
+  process.env.SANDBOX = "1";
+  process.env.SVC_BASE_URL = sim.url;
+  process.env.SHOPIFY_APP_URL = "http://localhost:3000";
+  ({ prisma } = await import("../../app/db.server"));
+  const [signin, index, sandbox] = await Promise.all([
+    import("../../app/routes/sandbox.signin"),
+    import("../../app/routes/_index/route"),
+    import("../../app/routes/app.sandbox"),
+  ]);
+  routes = {
+    signin: signin.loader as Route,
+    index: index.loader as Route,
+    sandboxAction: sandbox.action as Route,
+  };
+  await prisma.session.create({
+    data: {
+      id: `offline_${SHOP}`,
+      shop: SHOP,
+      state: "x",
+      isOnline: false,
+      accessToken: "simtoken_test",
+      scope: "read_orders",
+    },
+  });
+  await prisma.shop.create({ data: { domain: SHOP } });
+  const signedIn = await call(routes.signin, "/sandbox/signin");
+  cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0]!;
+  expect(cookie).toMatch(/^sandbox_shop=/);
+});
+afterAll(async () => {
+  await sim?.close();
+});
+
+describe("the bare address / in the sandbox", () => {
+  it("leads to the sandbox sign-in, or to the app once signed in, never to Shopify's login form", async () => {
+    const anonymous = await call(routes.index, "/");
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.get("location")).toBe("/sandbox/signin");
+    const signedIn = await call(routes.index, "/", { cookie });
+    expect(signedIn.status).toBe(302);
+    expect(signedIn.headers.get("location")).toBe("/app");
+    // Shopify opening the app with ?shop= still goes to the app.
+    const fromShopify = await call(routes.index, `/?shop=${SHOP}`);
+    expect(fromShopify.headers.get("location")).toBe(`/app?shop=${encodeURIComponent(SHOP)}`);
+  });
+});
+
+describe("the sandbox's Ship it", () => {
+  it("ships an order that already has the sandbox test number under a new carrier-like number", async () => {
+    const c = await client(sim, { balance: "300.00" });
+    const [v] = variants(sim, 1);
+    const created = await c.post(
+      "/shopping/order/createOrderV3",
+      orderBody("MINORS-SHIP-1", [{ vid: v!.vid, quantity: 1 }], { isSandbox: 1 }),
+    );
+    expect(created.code).toBe(200);
+    const svcOrderId = created.data.orderId as string;
+    expect((await c.post("/shopping/pay/payBalance", { orderId: svcOrderId })).code).toBe(200);
+    const sbx = "SBX-MINORS-SHIP-1";
+    expect(
+      (
+        await c.post("/shopping/sandbox/updateTrackNumber", {
+          orderId: svcOrderId,
+          trackNumber: sbx,
+        })
+      ).code,
+    ).toBe(200);
+    expect(sim.order(svcOrderId)?.trackNumber).toBe(sbx);
+    const order = await prisma.shopOrder.create({
+      data: {
+        shopDomain: SHOP,
+        shopifyOrderId: "9001",
+        shopifyOrderName: "#9001",
+        orderNumber: "MINORS-SHIP-1",
+        svcOrderId,
+        isSandbox: true,
+        state: "FULFILLED",
+      },
+    });
+
+    const first = await call(routes.sandboxAction, "/app/sandbox", {
+      cookie,
+      form: { intent: "ship", orderId: order.id },
+    });
+    expect(first.status).toBe(302);
+    const once = sim.order(svcOrderId)?.trackNumber ?? "";
+    expect(once).not.toBe(sbx);
+    expect(once).toMatch(/^[A-Z]{2}\d{9}CN$/);
+
+    // Shipped again: again a new number, as a re-labelled parcel would get.
+    await call(routes.sandboxAction, "/app/sandbox", {
+      cookie,
+      form: { intent: "ship", orderId: order.id },
+    });
+    const twice = sim.order(svcOrderId)?.trackNumber ?? "";
+    expect(twice).toMatch(/^[A-Z]{2}\d{9}CN$/);
+  });
+});
