@@ -257,6 +257,7 @@ export default function DisputePage() {
                       label="Cancel dispute"
                       title="Cancel this dispute?"
                       tone="critical"
+                      keepLabel="Keep the dispute open"
                     >
                       The supplier stops working on it and no refund or reissue follows. A cancelled
                       dispute cannot be opened again from here.
