@@ -135,3 +135,54 @@ describe("the sandbox's Ship it", () => {
     expect(twice).toMatch(/^[A-Z]{2}\d{9}CN$/);
   });
 });
+
+describe("the dispute form", () => {
+  const lines = [
+    { lineItemId: "L1", svcProductName: "Blue mug", quantity: 1, canChoose: true, price: "4.00" },
+    { lineItemId: "L2", svcProductName: "Red cap", quantity: 2, canChoose: false, price: "3.00" },
+  ];
+
+  it("says a quantity is more than ordered instead of asking to choose a line", async () => {
+    const { chosenLines, DisputeInputError } = await import("../../app/disputes/actions.server");
+    const refused = (q: Record<string, number>) => {
+      try {
+        chosenLines(lines, q);
+      } catch (e) {
+        expect(e).toBeInstanceOf(DisputeInputError);
+        return (e as Error).message;
+      }
+      return "accepted";
+    };
+    expect(refused({ L1: 99 })).toBe(
+      "Blue mug: 99 is more than the 1 ordered; at most 1 can be disputed.",
+    );
+    expect(refused({ L2: 1 })).toMatch(/Red cap: an open dispute already covers it/);
+    expect(refused({ GONE: 1 })).toMatch(/no longer on the order/);
+    expect(refused({})).toMatch(/^Choose at least one line/);
+    expect(refused({ L1: 0 })).toMatch(/^Choose at least one line/);
+    expect(chosenLines(lines, { L1: 1 })).toEqual([
+      { lineItemId: "L1", quantity: 1, price: "4.00" },
+    ]);
+  });
+
+  it("reads the addresses one a line and names a bad one whole, never split at its spaces", async () => {
+    const { attachmentsOf, attachmentsToService, DisputeInputError } = await import(
+      "../../app/disputes/actions.server"
+    );
+    const form = new FormData();
+    form.set("addresses", "https://img.example/a.jpg\r\nmy photo of the box.jpg\n\n");
+    const { addresses, files } = attachmentsOf(form);
+    expect(files).toEqual([]);
+    expect(addresses).toEqual(["https://img.example/a.jpg", "my photo of the box.jpg"]);
+    // A bad address is refused before anything is sent (no client call is reached).
+    const err = await attachmentsToService(prisma, null as never, SHOP, "http://localhost:3000", {
+      files: [],
+      addresses,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DisputeInputError);
+    expect((err as Error).message).toBe(
+      'Line 2: "my photo of the box.jpg" is not a web address. Put one address on each line, starting with https:// and without spaces.',
+    );
+    expect((err as InstanceType<typeof DisputeInputError>).field).toBe("addresses");
+  });
+});
