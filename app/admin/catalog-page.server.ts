@@ -100,7 +100,8 @@ export async function catalogPageData(db: PrismaClient, shop: string, search: UR
     imports: imports.map((i) => ({
       id: i.id,
       pid: i.pid,
-      title: i.title ?? i.pid,
+      // Never the catalog's id: the name comes with the form, or from the job once it reads it.
+      title: i.title ?? "A catalog product",
       status: i.status,
       variants: i.variants,
       shopifyProductId: i.shopifyProductId,
@@ -172,7 +173,13 @@ export async function catalogAction(
   if (!(await accountOf(db, shop))) return fail({ form: "Connect a service account first" });
   const parsed = parseForm(importForm, form);
   if (!parsed.ok) return fail(parsed.errors);
-  const row = await startCatalogImport(db, shop, parsed.data.pid);
+  const name = form.get("name");
+  const row = await startCatalogImport(
+    db,
+    shop,
+    parsed.data.pid,
+    typeof name === "string" ? name : null,
+  );
   return {
     ok: true,
     intent,

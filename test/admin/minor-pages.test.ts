@@ -17,7 +17,15 @@ type Route = (args: ActionFunctionArgs | LoaderFunctionArgs) => unknown;
 let sim: ServiceSim;
 let prisma: PrismaClient;
 let cookie: string;
-let routes: { signin: Route; index: Route; sandboxAction: Route };
+let routes: {
+  signin: Route;
+  index: Route;
+  sandboxAction: Route;
+  settingsAction: Route;
+  catalogLoader: Route;
+  catalogAction: Route;
+};
+let apiKey: string;
 
 async function call(
   route: Route,
@@ -41,15 +49,21 @@ beforeAll(async () => {
   process.env.SVC_BASE_URL = sim.url;
   process.env.SHOPIFY_APP_URL = "http://localhost:3000";
   ({ prisma } = await import("../../app/db.server"));
-  const [signin, index, sandbox] = await Promise.all([
+  apiKey = sim.createAccount({ balance: "120.00" }).apiKey;
+  const [signin, index, sandbox, settings, catalog] = await Promise.all([
     import("../../app/routes/sandbox.signin"),
     import("../../app/routes/_index/route"),
     import("../../app/routes/app.sandbox"),
+    import("../../app/routes/app.settings"),
+    import("../../app/routes/app.catalog"),
   ]);
   routes = {
     signin: signin.loader as Route,
     index: index.loader as Route,
     sandboxAction: sandbox.action as Route,
+    settingsAction: settings.action as Route,
+    catalogLoader: catalog.loader as Route,
+    catalogAction: catalog.action as Route,
   };
   await prisma.session.create({
     data: {
@@ -184,5 +198,75 @@ describe("the dispute form", () => {
       'Line 2: "my photo of the box.jpg" is not a web address. Put one address on each line, starting with https:// and without spaces.',
     );
     expect((err as InstanceType<typeof DisputeInputError>).field).toBe("addresses");
+  });
+});
+
+describe("the Catalog page", () => {
+  it("names an import by its product before the job starts, and says which warehouses the shop's stock counts", async () => {
+    const connected = JSON.parse(
+      (
+        await call(routes.settingsAction, "/app/settings", {
+          cookie,
+          form: { intent: "connect-key", apiKey },
+        })
+      ).text,
+    ) as { ok: boolean };
+    expect(connected.ok).toBe(true);
+    type Page = {
+      results: { pid: string; name: string }[];
+      imports: { pid: string; title: string; status: string }[];
+      stockCountries: string[];
+    };
+    const page = JSON.parse(
+      (await call(routes.catalogLoader, "/app/catalog", { cookie })).text,
+    ) as Page;
+    // The shop's stock counts the ship-from country's warehouses unless the setting names others.
+    expect(page.stockCountries).toEqual(["CN"]);
+    const product = page.results[0]!;
+    expect(product.name).not.toBe("");
+    const started = JSON.parse(
+      (
+        await call(routes.catalogAction, "/app/catalog", {
+          cookie,
+          form: { intent: "import", pid: product.pid, name: product.name },
+        })
+      ).text,
+    ) as { ok: boolean };
+    expect(started.ok).toBe(true);
+    const after = JSON.parse(
+      (await call(routes.catalogLoader, "/app/catalog", { cookie })).text,
+    ) as Page;
+    const row = after.imports.find((i) => i.pid === product.pid)!;
+    expect(row.status).toBe("queued");
+    expect(row.title).toBe(product.name);
+    expect(JSON.stringify(after.imports)).not.toContain(`"title":"${product.pid}"`);
+  });
+});
+
+describe("the sync log", () => {
+  it("names a changed variant by its product, variant and SKU, not by its id", async () => {
+    const { syncChangeNames } = await import("../../app/catalog/sync-log.server");
+    await prisma.catalogVariant.create({
+      data: {
+        vid: "vid-log-1",
+        pid: "pid-log",
+        productName: "Ceramic mug",
+        variantKey: "Black-XL",
+      },
+    });
+    await prisma.productConnection.create({
+      data: {
+        shopDomain: SHOP,
+        shopifyProductId: "500",
+        shopifyVariantId: "1007028",
+        sku: "MUG-BLK-XL",
+        svcVid: "vid-log-1",
+      },
+    });
+    const names = await syncChangeNames(prisma, SHOP, ["1007028", "1007029", "1007028"]);
+    expect(names).toEqual({
+      "1007028": "Ceramic mug · Black-XL (SKU MUG-BLK-XL)",
+      "1007029": "a variant that is no longer connected",
+    });
   });
 });
