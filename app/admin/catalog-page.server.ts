@@ -14,7 +14,13 @@ import {
   SvcRateLimitError,
   SvcServerError,
 } from "../svc/index.server";
-import { accountOf, clientForShop, describeSvcError } from "./account.server";
+import { accountOf, describeSvcError } from "./account.server";
+import {
+  PageDeadlineError,
+  deadlineText,
+  pageClientForShop,
+  withinPageDeadline,
+} from "./page-reads.server";
 import { type FieldErrors, type IntentResult, parseForm } from "./forms.server";
 
 export const CATALOG_PAGE_SIZE = 20;
@@ -37,6 +43,7 @@ const CATEGORY_TTL_MS = 3600_000;
 
 /** Why the catalog cannot be shown, in the merchant's words. */
 export function browseErrorText(error: unknown): string {
+  if (error instanceof PageDeadlineError) return deadlineText(error);
   if (
     error instanceof SvcServerError ||
     error instanceof SvcNetworkError ||
@@ -109,10 +116,17 @@ export async function catalogPageData(db: PrismaClient, shop: string, search: UR
       at: i.updatedAt.toISOString(),
     })),
   };
-  const client = account ? await clientForShop(db, shop) : null;
+  const client = account ? await pageClientForShop(db, shop) : null;
   if (!account || !client) return base;
   try {
-    base.categories = await categoryOptions(account.id, client);
+    await withinPageDeadline(read(client, account.id), "The supplier's catalog");
+  } catch (error) {
+    base.error = browseErrorText(error);
+  }
+  return base;
+
+  async function read(client: SvcClient, accountId: string) {
+    base.categories = await categoryOptions(accountId, client);
     const res = await client.catalog.listV2({
       keyWord: q.q || undefined,
       categoryId: q.cat || undefined,
@@ -145,10 +159,7 @@ export async function catalogPageData(db: PrismaClient, shop: string, search: UR
     }));
     base.total = res.total ?? base.results.length;
     base.totalPages = res.totalPages ?? Math.ceil(base.total / CATALOG_PAGE_SIZE);
-  } catch (error) {
-    base.error = browseErrorText(error);
   }
-  return base;
 }
 
 /** "3 variants", "1 variant", or nothing when the list does not say. */

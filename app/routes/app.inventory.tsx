@@ -13,7 +13,13 @@ import {
   useBreakpoints,
 } from "@shopify/polaris";
 import { ImageIcon } from "@shopify/polaris-icons";
-import { clientForShop, describeSvcError, isOutage } from "../admin/account.server";
+import { describeSvcError, isOutage } from "../admin/account.server";
+import {
+  PageDeadlineError,
+  deadlineText,
+  pageClientForShop,
+  withinPageDeadline,
+} from "../admin/page-reads.server";
 import { requireAdmin } from "../admin/context.server";
 import { Facts } from "../components/Facts";
 import { KeyboardDataTable } from "../components/KeyboardDataTable";
@@ -33,7 +39,7 @@ import { getSettings } from "../settings.server";
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop } = await requireAdmin(request);
   const query = inventoryQuery(new URL(request.url).searchParams);
-  const client = await clientForShop(prisma, shop);
+  const client = await pageClientForShop(prisma, shop);
   if (!client)
     return {
       query,
@@ -43,15 +49,22 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
     };
   const { storageId } = await getSettings(prisma, shop);
   try {
-    const [view, warehouse] = await Promise.all([
-      inventoryView(client, query),
-      namedWarehouse(client, storageId).catch(() => null),
-    ]);
+    // Both reads together, bounded: a slow service never holds the page.
+    const [view, warehouse] = await withinPageDeadline(
+      Promise.all([
+        inventoryView(client, query),
+        namedWarehouse(client, storageId).catch(() => null),
+      ]),
+      "The service's warehouses",
+    );
     return { query, view, warehouse, error: null };
   } catch (error) {
-    const text = isOutage(error)
-      ? "The service is not answering now. Nothing is lost: try again in a few minutes."
-      : describeSvcError(error);
+    const text =
+      error instanceof PageDeadlineError
+        ? deadlineText(error)
+        : isOutage(error)
+          ? "The service is not answering now. Nothing is lost: try again in a few minutes."
+          : describeSvcError(error);
     return { query, view: null, warehouse: null, error: text };
   }
 };

@@ -24,6 +24,7 @@ let routes: {
   settingsAction: Route;
   catalogLoader: Route;
   catalogAction: Route;
+  inventoryLoader: Route;
 };
 let apiKey: string;
 
@@ -50,12 +51,13 @@ beforeAll(async () => {
   process.env.SHOPIFY_APP_URL = "http://localhost:3000";
   ({ prisma } = await import("../../app/db.server"));
   apiKey = sim.createAccount({ balance: "120.00" }).apiKey;
-  const [signin, index, sandbox, settings, catalog] = await Promise.all([
+  const [signin, index, sandbox, settings, catalog, inventory] = await Promise.all([
     import("../../app/routes/sandbox.signin"),
     import("../../app/routes/_index/route"),
     import("../../app/routes/app.sandbox"),
     import("../../app/routes/app.settings"),
     import("../../app/routes/app.catalog"),
+    import("../../app/routes/app.inventory"),
   ]);
   routes = {
     signin: signin.loader as Route,
@@ -64,6 +66,7 @@ beforeAll(async () => {
     settingsAction: settings.action as Route,
     catalogLoader: catalog.loader as Route,
     catalogAction: catalog.action as Route,
+    inventoryLoader: inventory.loader as Route,
   };
   await prisma.session.create({
     data: {
@@ -269,4 +272,32 @@ describe("the sync log", () => {
       "1007029": "a variant that is no longer connected",
     });
   });
+});
+
+describe("a service that does not answer", () => {
+  it("holds no page: Catalog and Inventory show what is known and say what could not be read", async () => {
+    // Every call is held for a minute, far longer than any page may wait.
+    sim.setFaults({ rateTimeout: 1, timeoutMs: 60_000 });
+    try {
+      const [catalog, inventory] = await Promise.all([
+        call(routes.catalogLoader, "/app/catalog?q=mug", { cookie }),
+        call(routes.inventoryLoader, "/app/inventory?product=p-1", { cookie }),
+      ]);
+      const c = JSON.parse(catalog.text) as {
+        error: string | null;
+        imports: unknown[];
+        results: unknown[];
+      };
+      expect(c.error).toMatch(/^The supplier's catalog did not answer within a few seconds/);
+      expect(c.error).not.toMatch(/[A-Z_]{6,}|requestId|\d{6,}/);
+      // What the app knows itself is still there.
+      expect(c.imports.length).toBeGreaterThan(0);
+      expect(c.results).toEqual([]);
+      const i = JSON.parse(inventory.text) as { error: string | null; view: unknown };
+      expect(i.view).toBeNull();
+      expect(i.error).toMatch(/did not answer within a few seconds/);
+    } finally {
+      sim.setFaults({});
+    }
+  }, 25_000);
 });
