@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import {
   Banner,
   BlockStack,
@@ -8,6 +8,7 @@ import {
   IndexTable,
   InlineStack,
   Page,
+  SkeletonBodyText,
   Text,
   Thumbnail,
   useBreakpoints,
@@ -92,6 +93,12 @@ export default function Inventory() {
   const { query, view, warehouse, error } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const href = (tab: InventoryTab) => (tab === "products" ? "?" : `?tab=${tab}`);
+  // A product being opened (its variants read from the service): its skeleton shows at once.
+  const navigation = useNavigation();
+  const next = navigation.state === "loading" ? navigation.location : undefined;
+  const nextProduct = next ? new URLSearchParams(next.search).get("product") : null;
+  const opening =
+    next?.pathname === "/app/inventory" && nextProduct !== null && nextProduct !== query.product;
   const withParam = (k: string, v: string) => {
     const next = new URLSearchParams(params);
     next.set(k, v);
@@ -137,6 +144,20 @@ export default function Inventory() {
               clearUrl={href(query.tab)}
             />
           </Box>
+          {opening ? (
+            <Box padding="300">
+              <div data-variants-skeleton aria-busy="true">
+                <Card>
+                  <BlockStack gap="200">
+                    <Text as="h2" variant="headingMd">
+                      Reading the product&apos;s variants…
+                    </Text>
+                    <SkeletonBodyText lines={4} />
+                  </BlockStack>
+                </Card>
+              </div>
+            </Box>
+          ) : null}
           {view ? <ViewBody view={view} withParam={withParam} searched={Boolean(query.q)} /> : null}
         </Card>
         {view ? (

@@ -738,6 +738,11 @@ function PickerCard({ picker, variant }: { picker: Picker; variant: PickVariant 
           </BlockStack>
         ) : (
           <BlockStack gap="200">
+            {!picker.catalogQ && !picker.cat && !picker.error ? (
+              <Text as="p" tone="subdued">
+                Search the catalog by a product&apos;s name or SKU, or choose a category.
+              </Text>
+            ) : null}
             {picker.results.length === 0 && (picker.catalogQ || picker.cat) ? (
               <Text as="p" tone="subdued">
                 No catalog product matches.
