@@ -14,7 +14,13 @@ import {
   SvcRateLimitError,
   SvcServerError,
 } from "../svc/index.server";
-import { accountOf, clientForShop, describeSvcError } from "./account.server";
+import { accountOf, describeSvcError } from "./account.server";
+import {
+  PageDeadlineError,
+  deadlineText,
+  pageClientForShop,
+  withinPageDeadline,
+} from "./page-reads.server";
 import { type FieldErrors, type IntentResult, parseForm } from "./forms.server";
 
 export const CATALOG_PAGE_SIZE = 20;
@@ -37,6 +43,7 @@ const CATEGORY_TTL_MS = 3600_000;
 
 /** Why the catalog cannot be shown, in the merchant's words. */
 export function browseErrorText(error: unknown): string {
+  if (error instanceof PageDeadlineError) return deadlineText(error);
   if (
     error instanceof SvcServerError ||
     error instanceof SvcNetworkError ||
@@ -100,7 +107,8 @@ export async function catalogPageData(db: PrismaClient, shop: string, search: UR
     imports: imports.map((i) => ({
       id: i.id,
       pid: i.pid,
-      title: i.title ?? i.pid,
+      // Never the catalog's id: the name comes with the form, or from the job once it reads it.
+      title: i.title ?? "A catalog product",
       status: i.status,
       variants: i.variants,
       shopifyProductId: i.shopifyProductId,
@@ -108,10 +116,17 @@ export async function catalogPageData(db: PrismaClient, shop: string, search: UR
       at: i.updatedAt.toISOString(),
     })),
   };
-  const client = account ? await clientForShop(db, shop) : null;
+  const client = account ? await pageClientForShop(db, shop) : null;
   if (!account || !client) return base;
   try {
-    base.categories = await categoryOptions(account.id, client);
+    await withinPageDeadline(read(client, account.id), "The supplier's catalog");
+  } catch (error) {
+    base.error = browseErrorText(error);
+  }
+  return base;
+
+  async function read(client: SvcClient, accountId: string) {
+    base.categories = await categoryOptions(accountId, client);
     const res = await client.catalog.listV2({
       keyWord: q.q || undefined,
       categoryId: q.cat || undefined,
@@ -144,10 +159,7 @@ export async function catalogPageData(db: PrismaClient, shop: string, search: UR
     }));
     base.total = res.total ?? base.results.length;
     base.totalPages = res.totalPages ?? Math.ceil(base.total / CATALOG_PAGE_SIZE);
-  } catch (error) {
-    base.error = browseErrorText(error);
   }
-  return base;
 }
 
 /** "3 variants", "1 variant", or nothing when the list does not say. */
@@ -172,7 +184,13 @@ export async function catalogAction(
   if (!(await accountOf(db, shop))) return fail({ form: "Connect a service account first" });
   const parsed = parseForm(importForm, form);
   if (!parsed.ok) return fail(parsed.errors);
-  const row = await startCatalogImport(db, shop, parsed.data.pid);
+  const name = form.get("name");
+  const row = await startCatalogImport(
+    db,
+    shop,
+    parsed.data.pid,
+    typeof name === "string" ? name : null,
+  );
   return {
     ok: true,
     intent,

@@ -6,6 +6,7 @@ import { bulkConnectStatus, startBulkConnect } from "../jobs/bulk-connect.server
 import type { ShopGateway } from "../shop/index.server";
 import { SvcError } from "../svc/index.server";
 import { accountOf, clientForShop, describeSvcError } from "./account.server";
+import { pageClientForShop, withinPageDeadline } from "./page-reads.server";
 import { connectOne, connectVariants, disconnectVariant, numericId } from "./connections.server";
 import { startShopSync } from "../catalog/jobs.server";
 import { browseErrorText, categoryOptions } from "./catalog-page.server";
@@ -19,7 +20,7 @@ import {
 import { fromUsd, marginPct } from "../catalog/pricing";
 import { getSettings, type ShopSettings } from "../settings.server";
 import { QUOTE_TTL_MS, quoteFor, quoteKey } from "../shipping/quote.server";
-import { svcClientForAccount, type FreightOption } from "../svc/index.server";
+import { svcClientForAccount, type FreightOption, type SvcClient } from "../svc/index.server";
 import { type FieldErrors, type IntentResult, parseForm } from "./forms.server";
 
 const pageQuery = z.object({
@@ -280,7 +281,7 @@ async function pickerData(
   settings: ShopSettings,
   accountId: string | null,
 ) {
-  const client = await clientForShop(db, shop);
+  const client = await pageClientForShop(db, shop);
   const out = {
     variantId: q.pick!,
     catalogQ: q.catalogQ ?? "",
@@ -311,6 +312,13 @@ async function pickerData(
   };
   if (!client || !accountId) return { ...out, error: "Connect a service account first" };
   try {
+    await withinPageDeadline(read(client, accountId), "The supplier's catalog");
+  } catch (error) {
+    out.error = browseErrorText(error);
+  }
+  return out;
+
+  async function read(client: SvcClient, accountId: string) {
     out.categories = await categoryOptions(accountId, client);
     if (q.pid) {
       const detail = await client.catalog.product({ pid: q.pid });
@@ -345,10 +353,7 @@ async function pickerData(
           stock: p.warehouseInventoryNum ?? null,
         }));
     }
-  } catch (error) {
-    out.error = browseErrorText(error);
   }
-  return out;
 }
 
 const connectForm = z.object({

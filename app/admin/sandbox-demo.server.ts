@@ -100,7 +100,24 @@ export function placeTestOrderOnce(db: PrismaClient, shop: string, key: string):
   return p;
 }
 
-/** Ships the order's service orders at the service simulator (tracking number generated). */
+/**
+ * A carrier-like tracking number in the UPU S10 shape (two letters, eight digits and a check
+ * digit, the origin country): what a real carrier would hand the warehouse.
+ */
+export function carrierLikeTrackNumber(random: () => number = Math.random): string {
+  const digits = Array.from({ length: 8 }, () => Math.floor(random() * 10));
+  const weights = [8, 6, 4, 2, 3, 5, 9, 7];
+  const sum = digits.reduce((acc, d, i) => acc + d * weights[i]!, 0);
+  const check = 11 - (sum % 11);
+  const checkDigit = check === 10 ? 0 : check === 11 ? 5 : check;
+  return `LX${digits.join("")}${checkDigit}CN`;
+}
+
+/**
+ * Ships the order's service order at the service simulator under a new carrier-like number,
+ * also when the order already has one (the sandbox's SBX- test number, or an earlier "Ship it"):
+ * the service then sends its LOGISTIC webhook and the new number replaces the old in the shop.
+ */
 export async function shipTestOrder(db: PrismaClient, shop: string, orderId: string) {
   const svc = need(config.SVC_BASE_URL, "service simulator");
   const order = await db.shopOrder.findFirst({ where: { id: orderId, shopDomain: shop } });
@@ -109,5 +126,7 @@ export async function shipTestOrder(db: PrismaClient, shop: string, orderId: str
   if (!["PAID", "SHIPPED", "FULFILLED"].includes(order.state)) {
     throw new SandboxDemoError(`The order is ${order.state}: only a paid order can ship`);
   }
-  await simCall(`${svc}/__sim/orders/${encodeURIComponent(order.svcOrderId)}/ship`, {});
+  await simCall(`${svc}/__sim/orders/${encodeURIComponent(order.svcOrderId)}/ship`, {
+    trackNumber: carrierLikeTrackNumber(),
+  });
 }

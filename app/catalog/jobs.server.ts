@@ -35,7 +35,13 @@ const PID_PAGE = 500;
 const STALE_IMPORT_MS = 30 * 60_000;
 
 /** Starts an import of a catalog product unless the same one is waiting or running. */
-export async function startCatalogImport(db: PrismaClient, shop: string, pid: string) {
+export async function startCatalogImport(
+  db: PrismaClient,
+  shop: string,
+  pid: string,
+  /** The product's name as the merchant saw it, shown until the job reads the service's own. */
+  title?: string | null,
+) {
   // One at a time per product; a row untouched for half an hour (its job died) does not block.
   const current = await db.catalogImport.findFirst({
     where: {
@@ -47,7 +53,10 @@ export async function startCatalogImport(db: PrismaClient, shop: string, pid: st
   });
   if (current) return { ...current, started: false };
   return db.$transaction(async (tx) => {
-    const row = await tx.catalogImport.create({ data: { shopDomain: shop, pid } });
+    const shown = title?.trim().slice(0, 255);
+    const row = await tx.catalogImport.create({
+      data: { shopDomain: shop, pid, ...(shown ? { title: shown } : {}) },
+    });
     await enqueue(tx, {
       kind: CATALOG_JOB.import,
       payload: { importId: row.id },

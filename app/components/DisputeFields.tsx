@@ -1,46 +1,161 @@
 import { Form, useNavigation } from "@remix-run/react";
-import { BlockStack, Button, InlineError, Text, TextField } from "@shopify/polaris";
-import { useEffect, useId, useState } from "react";
+import {
+  BlockStack,
+  Button,
+  DropZone,
+  InlineError,
+  InlineStack,
+  Text,
+  TextField,
+  Thumbnail,
+} from "@shopify/polaris";
+import { NoteIcon, PlayIcon } from "@shopify/polaris-icons";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { fieldError, type ActionData } from "./FormStatus";
 
+const ACCEPTED = [
+  "image/jpeg",
+  "image/png",
+  "image/webp",
+  "image/gif",
+  "video/mp4",
+  "video/quicktime",
+  "video/webm",
+];
+const MAX_FILES = 6;
+const MAX_BYTES = 10 * 1024 * 1024;
+
+interface Chosen {
+  key: string;
+  file: File;
+  error: string | null;
+  preview: string | null;
+}
+
+const sizeText = (n: number) =>
+  n >= 1024 * 1024
+    ? `${(n / 1024 / 1024).toFixed(1)} MB`
+    : `${Math.max(1, Math.round(n / 1024))} KB`;
+
+/** Each chosen file with what is wrong with it, if anything (the server checks again). */
+function checkFiles(files: File[]): Omit<Chosen, "preview">[] {
+  let good = 0;
+  return files.map((file, i) => {
+    let error: string | null = null;
+    if (!ACCEPTED.includes(file.type))
+      error = "Not a photo (jpg, png, webp, gif) or a video (mp4, mov, webm): it will not be sent.";
+    else if (file.size > MAX_BYTES) error = "Larger than 10 MB: it will not be sent.";
+    else if (good >= MAX_FILES) error = `At most ${MAX_FILES} files: it will not be sent.`;
+    else good++;
+    return { key: `${i}-${file.name}-${file.size}-${file.lastModified}`, file, error };
+  });
+}
+
 /**
- * A dispute form's attachments: photos or videos from the merchant's device (the app keeps them
- * and the service copies them), or addresses of files already online, one a line.
+ * A dispute form's attachments: photos or videos from the merchant's device, dropped or chosen
+ * (the app keeps them and the service copies them), listed with a thumbnail and what is wrong
+ * with any of them; or addresses of files already online, one a line. The files that can be
+ * sent travel in the form's own `files` input.
  */
 export function AttachmentFields({ result, intent }: { result: ActionData; intent: string }) {
   const id = useId();
   const [addresses, setAddresses] = useState("");
-  // A new file input after a success (a browser keeps the files chosen in the old one).
-  const [picker, setPicker] = useState(0);
+  const [chosen, setChosen] = useState<Chosen[]>([]);
+  const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (result?.ok && result.intent === intent) {
       setAddresses("");
-      setPicker((n) => n + 1);
+      setChosen([]);
     }
   }, [result, intent]);
+  // The form sends the files without an error, through a file input the browser submits.
+  useEffect(() => {
+    if (!input.current || typeof DataTransfer === "undefined") return;
+    const dt = new DataTransfer();
+    for (const c of chosen) if (!c.error) dt.items.add(c.file);
+    input.current.files = dt.files;
+  }, [chosen]);
+  // Previews live as long as their file is listed.
+  useEffect(
+    () => () => {
+      for (const c of chosen) if (c.preview) URL.revokeObjectURL(c.preview);
+    },
+    [chosen],
+  );
+  const onDrop = useCallback((files: File[]) => {
+    setChosen((before) => {
+      const all = checkFiles([...before.map((c) => c.file), ...files]);
+      return all.map((c) => ({
+        ...c,
+        preview: !c.error && c.file.type.startsWith("image/") ? URL.createObjectURL(c.file) : null,
+      }));
+    });
+  }, []);
+  const remove = (key: string) =>
+    setChosen((before) => {
+      const rest = checkFiles(before.filter((c) => c.key !== key).map((c) => c.file));
+      return rest.map((c) => ({
+        ...c,
+        preview: !c.error && c.file.type.startsWith("image/") ? URL.createObjectURL(c.file) : null,
+      }));
+    });
   const fileError = fieldError(result, intent, "files");
   return (
     <BlockStack gap="200">
-      <BlockStack gap="100">
-        <label htmlFor={`${id}-files`}>
-          <Text as="span">Photos or videos</Text>
-        </label>
-        <input
-          key={picker}
-          id={`${id}-files`}
-          type="file"
-          name="files"
-          multiple
-          accept="image/jpeg,image/png,image/webp,image/gif,video/mp4,video/quicktime,video/webm"
-          aria-describedby={`${id}-files-help`}
-          aria-invalid={fileError ? true : undefined}
-          style={{ maxWidth: "100%" }}
-        />
-        <Text as="span" tone="subdued" variant="bodySm" id={`${id}-files-help`}>
-          Up to 6 files: jpg, png, webp, gif or mp4, mov, webm, 10 MB each.
-        </Text>
-        {fileError ? <InlineError message={fileError} fieldID={`${id}-files`} /> : null}
-      </BlockStack>
+      <DropZone
+        id={`${id}-drop`}
+        label="Photos or videos"
+        allowMultiple
+        onDrop={onDrop}
+        error={Boolean(fileError)}
+      >
+        <DropZone.FileUpload actionTitle="Add files" actionHint="or drop photos and videos here" />
+      </DropZone>
+      <input
+        ref={input}
+        type="file"
+        name="files"
+        multiple
+        hidden
+        aria-hidden="true"
+        tabIndex={-1}
+      />
+      <Text as="span" tone="subdued" variant="bodySm">
+        Up to 6 files: jpg, png, webp, gif or mp4, mov, webm, 10 MB each.
+      </Text>
+      {fileError ? <InlineError message={fileError} fieldID={`${id}-drop`} /> : null}
+      {chosen.length ? (
+        <ul aria-label="Chosen files" style={{ listStyle: "none", margin: 0, padding: 0 }}>
+          {chosen.map((c) => (
+            <li key={c.key} data-chosen-file={c.file.name} style={{ marginBottom: 8 }}>
+              <InlineStack gap="200" blockAlign="center" wrap={false}>
+                <Thumbnail
+                  source={c.preview ?? (c.file.type.startsWith("video/") ? PlayIcon : NoteIcon)}
+                  alt={c.preview ? `Preview of ${c.file.name}` : ""}
+                  size="small"
+                />
+                <div style={{ flex: 1, minWidth: 0 }}>
+                  <BlockStack gap="050">
+                    <Text as="span" breakWord>
+                      {c.file.name}
+                    </Text>
+                    <Text as="span" variant="bodySm" tone={c.error ? "critical" : "subdued"}>
+                      {c.error ?? `${sizeText(c.file.size)} · ready to send`}
+                    </Text>
+                  </BlockStack>
+                </div>
+                <Button
+                  variant="plain"
+                  onClick={() => remove(c.key)}
+                  accessibilityLabel={`Remove ${c.file.name}`}
+                >
+                  Remove
+                </Button>
+              </InlineStack>
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <TextField
         label="Or addresses of photos or videos already online"
         name="addresses"

@@ -91,15 +91,20 @@ export async function attachmentsToService(
       video: kind.media === "video",
     });
   }
-  for (const a of addresses) {
-    let url: URL;
+  for (const [i, a] of addresses.entries()) {
+    const line = addresses.length > 1 ? `Line ${i + 1}: ` : "";
+    const shown = a.length > 80 ? `${a.slice(0, 80)}…` : a;
+    let url: URL | null = null;
     try {
-      url = new URL(a);
+      url = /\s/.test(a) ? null : new URL(a);
     } catch {
-      throw new DisputeInputError(`${a.slice(0, 80)} is not a web address.`, "addresses");
+      url = null;
     }
-    if (url.protocol !== "https:" && url.protocol !== "http:")
-      throw new DisputeInputError("Addresses must start with https://.", "addresses");
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || !url.hostname)
+      throw new DisputeInputError(
+        `${line}"${shown}" is not a web address. Put one address on each line, starting with https:// and without spaces.`,
+        "addresses",
+      );
     sources.push({ url: a, video: /\.(mp4|mov|webm)(\?|$)/i.test(url.pathname) });
   }
   const out = { imageUrl: [] as string[], videoUrl: [] as string[] };
@@ -277,17 +282,7 @@ export async function openDispute(
   async function prepare() {
     const svcOrderId = order!.svcOrderId!;
     const products = await client.disputes.products(svcOrderId);
-    const chosen = products.productInfoList.flatMap((l) => {
-      const q = input.quantities[l.lineItemId ?? ""] ?? 0;
-      if (!q) return [];
-      if (l.canChoose === false || q > (l.quantity ?? 0) || !Number.isInteger(q) || q < 0)
-        throw new DisputeInputError(
-          `${l.svcProductName ?? "A line"}: at most ${l.quantity ?? 0} can be disputed${l.canChoose === false ? " (it has an open dispute)" : ""}.`,
-          "lines",
-        );
-      return [{ lineItemId: l.lineItemId ?? undefined, quantity: q, price: l.price ?? "0" }];
-    });
-    if (chosen.length === 0) throw new DisputeInputError("Choose at least one line.", "lines");
+    const chosen = chosenLines(products.productInfoList, input.quantities);
     const info = await client.disputes.confirmInfo(svcOrderId, chosen);
     const reason = info.disputeReasonList.find((r) => r.disputeReasonId === form.reasonId);
     if (!reason)
@@ -305,6 +300,56 @@ export async function openDispute(
     });
     return { chosen, reason: reason.reasonName ?? "reason given", files };
   }
+}
+
+/**
+ * The lines a dispute form asks for, checked against the order's lines at the service: each
+ * quantity is a whole number no larger than what can be disputed, and says so by name when it
+ * is (99 asked of 1 is "more than the 1 ordered", not "choose a line"); a quantity for a line
+ * the order no longer has is refused, never dropped. Only when nothing is asked for at all is
+ * the answer "choose at least one line".
+ */
+export function chosenLines(
+  lines: {
+    lineItemId?: string | null;
+    svcProductName?: string | null;
+    sku?: string | null;
+    quantity?: number | null;
+    canChoose?: boolean | null;
+    price?: string | null;
+  }[],
+  quantities: Record<string, number>,
+): { lineItemId: string | undefined; quantity: number; price: string }[] {
+  const known = new Set(lines.map((l) => l.lineItemId ?? ""));
+  for (const [id, q] of Object.entries(quantities)) {
+    if (q && !known.has(id))
+      throw new DisputeInputError(
+        "One of the lines is no longer on the order at the service: reload the page and choose again.",
+        "lines",
+      );
+  }
+  const chosen = lines.flatMap((l) => {
+    const q = quantities[l.lineItemId ?? ""] ?? 0;
+    if (!q) return [];
+    const name = l.svcProductName ?? l.sku ?? "A line";
+    const most = l.quantity ?? 0;
+    if (!Number.isInteger(q) || q < 0)
+      throw new DisputeInputError(`${name}: quantities are whole numbers, 0 or more.`, "lines");
+    if (l.canChoose === false)
+      throw new DisputeInputError(`${name}: an open dispute already covers it.`, "lines");
+    if (q > most)
+      throw new DisputeInputError(
+        `${name}: ${q} is more than the ${most} ordered; at most ${most} can be disputed.`,
+        "lines",
+      );
+    return [{ lineItemId: l.lineItemId ?? undefined, quantity: q, price: l.price ?? "0" }];
+  });
+  if (chosen.length === 0)
+    throw new DisputeInputError(
+      "Choose at least one line: give the quantity of each item that went wrong.",
+      "lines",
+    );
+  return chosen;
 }
 
 /** create, and once more after an unknown outcome: "already exists" then means it was made. */
@@ -455,11 +500,18 @@ export async function cancelDispute(
 /** The files and addresses a dispute form carries (inputs `files` and `addresses`, one a line). */
 export function attachmentsOf(form: FormData): { files: File[]; addresses: string[] } {
   const files = form.getAll("files").filter((f): f is File => typeof f === "object" && f.size > 0);
-  const addresses = String(form.get("addresses") ?? "")
-    .split(/\s+/)
+  return { files, addresses: addressLines(String(form.get("addresses") ?? "")) };
+}
+
+/**
+ * The addresses field, one address a line as its help text says. A line is never split at its
+ * spaces: an address with a space in it is one (bad or good) address, not two.
+ */
+export function addressLines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
     .map((a) => a.trim())
     .filter(Boolean);
-  return { files, addresses };
 }
 
 export type DisputeFormResult =

@@ -53,14 +53,15 @@ const byCountry = (
 
 /** The products tab, and one product's variants when asked. */
 async function productsTab(client: SvcClient, q: InventoryQuery) {
-  const p = await client.inventory.querySpuPage({
-    pageNum: q.page,
-    pageSize: PAGE_SIZE,
-    ...(q.q ? { keyword: q.q } : {}),
-  });
-  const skus = q.product
-    ? await client.inventory.querySkuListByProductId({ productId: q.product })
-    : null;
+  // The list and the chosen product's variants are read together, not one after the other.
+  const [p, skus] = await Promise.all([
+    client.inventory.querySpuPage({
+      pageNum: q.page,
+      pageSize: PAGE_SIZE,
+      ...(q.q ? { keyword: q.q } : {}),
+    }),
+    q.product ? client.inventory.querySkuListByProductId({ productId: q.product }) : null,
+  ]);
   const variants = skus
     ? skus.map((v) => ({
         sku: v.sku ?? "—",

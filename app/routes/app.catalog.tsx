@@ -30,11 +30,18 @@ import { requireAdmin } from "../admin/context.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
 import { useAutoRefresh } from "../components/useAutoRefresh";
 import { useSubmitOnce } from "../components/SubmitOnce";
+import { stockCountries } from "../catalog/facts.server";
 import { prisma } from "../db.server";
+import { getSettings } from "../settings.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  return catalogPageData(prisma, shop, new URL(request.url).searchParams);
+  const [page, settings] = await Promise.all([
+    catalogPageData(prisma, shop, new URL(request.url).searchParams),
+    getSettings(prisma, shop),
+  ]);
+  // The catalog's stock is the supplier's total; the shop's counts only some warehouses.
+  return { ...page, stockCountries: stockCountries(settings) };
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -140,7 +147,7 @@ export default function Catalog() {
                   { title: "Product" },
                   { title: "Supplier" },
                   { title: "Cost (USD)", alignment: "end" },
-                  { title: "Stock", alignment: "end" },
+                  { title: "Stock, all warehouses", alignment: "end" },
                   { title: "" },
                 ]}
               >
@@ -158,7 +165,7 @@ export default function Catalog() {
                           <ImportCell r={r} busy={busy} once={once} />
                         </InlineStack>
                         <Text as="p" variant="bodySm" tone="subdued">
-                          {`${r.supplier || "—"} · ${r.priceUsd ? `$${r.priceUsd}` : "—"} · ${r.stock ?? "—"} in stock`}
+                          {`${r.supplier || "—"} · ${r.priceUsd ? `$${r.priceUsd}` : "—"} · ${r.stock ?? "—"} in stock, all warehouses`}
                         </Text>
                       </div>
                     ) : (
@@ -186,6 +193,12 @@ export default function Catalog() {
                 ))}
               </IndexTable>
             </Card>
+            {data.connected ? (
+              <Text as="p" tone="subdued" variant="bodySm" data-stock-note>
+                {`Stock here is the supplier's total in all its warehouses. Your shop's stock counts only the warehouses in ${data.stockCountries.join(", ")}, as set in `}
+                <Link to="/app/settings#pricing">Settings → Warehouse countries that count</Link>.
+              </Text>
+            ) : null}
             {data.totalPages > 1 ? (
               <InlineStack align="center" gap="300" blockAlign="center">
                 <Pagination
@@ -277,6 +290,7 @@ function ImportCell({
     <Form method="post" onSubmit={once.onSubmit}>
       <input type="hidden" name="intent" value="import" />
       <input type="hidden" name="pid" value={r.pid} />
+      <input type="hidden" name="name" value={r.name} />
       <input type="hidden" name="formKey" value={once.key} />
       <Button submit size="slim" disabled={busy} accessibilityLabel={`Import ${r.name}`}>
         Import

@@ -139,9 +139,27 @@ export default function DisputePage() {
                               {[...m.images, ...m.videos].length ? (
                                 <InlineStack gap="200" wrap>
                                   {m.images.map((u, i) => (
-                                    <PolarisLink key={u} url={u} target="_blank">
-                                      {`Photo ${i + 1}`}
-                                    </PolarisLink>
+                                    <a
+                                      key={u}
+                                      href={u}
+                                      target="_blank"
+                                      rel="noreferrer"
+                                      data-dispute-photo
+                                    >
+                                      <img
+                                        src={u}
+                                        alt={`Photo ${i + 1} ${m.fromSupport ? "from support" : "you sent"} (opens full size in a new tab)`}
+                                        width={96}
+                                        height={96}
+                                        loading="lazy"
+                                        style={{
+                                          objectFit: "cover",
+                                          borderRadius: 8,
+                                          display: "block",
+                                          background: "var(--p-color-bg-surface-secondary)",
+                                        }}
+                                      />
+                                    </a>
                                   ))}
                                   {m.videos.map((u, i) => (
                                     <PolarisLink key={u} url={u} target="_blank">
@@ -257,6 +275,7 @@ export default function DisputePage() {
                       label="Cancel dispute"
                       title="Cancel this dispute?"
                       tone="critical"
+                      keepLabel="Keep the dispute open"
                     >
                       The supplier stops working on it and no refund or reissue follows. A cancelled
                       dispute cannot be opened again from here.

@@ -164,11 +164,11 @@ export default function OpenDispute() {
                       type="number"
                       name={`qty:${l.lineItemId}`}
                       min={0}
-                      max={l.available}
                       value={quantities[l.lineItemId] ?? "0"}
                       onChange={(v) => setQuantities((q) => ({ ...q, [l.lineItemId]: v }))}
                       disabled={!l.canChoose}
                       autoComplete="off"
+                      error={quantityError(quantities[l.lineItemId], l.available)}
                     />
                   </div>
                 </InlineStack>
@@ -230,6 +230,16 @@ export default function OpenDispute() {
       </Form>
     </Page>
   );
+}
+
+/** What is wrong with a typed quantity, before sending (the server checks again). */
+function quantityError(typed: string | undefined, available: number): string | undefined {
+  const t = (typed ?? "").trim();
+  if (t === "" || t === "0") return undefined;
+  const n = Number(t);
+  if (!Number.isInteger(n) || n < 0) return "A whole number, 0 or more";
+  if (n > available) return `More than the ${available} ordered`;
+  return undefined;
 }
 
 export function ErrorBoundary() {

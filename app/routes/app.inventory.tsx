@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import {
   Banner,
   BlockStack,
@@ -8,12 +8,19 @@ import {
   IndexTable,
   InlineStack,
   Page,
+  SkeletonBodyText,
   Text,
   Thumbnail,
   useBreakpoints,
 } from "@shopify/polaris";
 import { ImageIcon } from "@shopify/polaris-icons";
-import { clientForShop, describeSvcError, isOutage } from "../admin/account.server";
+import { describeSvcError, isOutage } from "../admin/account.server";
+import {
+  PageDeadlineError,
+  deadlineText,
+  pageClientForShop,
+  withinPageDeadline,
+} from "../admin/page-reads.server";
 import { requireAdmin } from "../admin/context.server";
 import { Facts } from "../components/Facts";
 import { KeyboardDataTable } from "../components/KeyboardDataTable";
@@ -33,7 +40,7 @@ import { getSettings } from "../settings.server";
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop } = await requireAdmin(request);
   const query = inventoryQuery(new URL(request.url).searchParams);
-  const client = await clientForShop(prisma, shop);
+  const client = await pageClientForShop(prisma, shop);
   if (!client)
     return {
       query,
@@ -43,15 +50,22 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
     };
   const { storageId } = await getSettings(prisma, shop);
   try {
-    const [view, warehouse] = await Promise.all([
-      inventoryView(client, query),
-      namedWarehouse(client, storageId).catch(() => null),
-    ]);
+    // Both reads together, bounded: a slow service never holds the page.
+    const [view, warehouse] = await withinPageDeadline(
+      Promise.all([
+        inventoryView(client, query),
+        namedWarehouse(client, storageId).catch(() => null),
+      ]),
+      "The service's warehouses",
+    );
     return { query, view, warehouse, error: null };
   } catch (error) {
-    const text = isOutage(error)
-      ? "The service is not answering now. Nothing is lost: try again in a few minutes."
-      : describeSvcError(error);
+    const text =
+      error instanceof PageDeadlineError
+        ? deadlineText(error)
+        : isOutage(error)
+          ? "The service is not answering now. Nothing is lost: try again in a few minutes."
+          : describeSvcError(error);
     return { query, view: null, warehouse: null, error: text };
   }
 };
@@ -79,6 +93,12 @@ export default function Inventory() {
   const { query, view, warehouse, error } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const href = (tab: InventoryTab) => (tab === "products" ? "?" : `?tab=${tab}`);
+  // A product being opened (its variants read from the service): its skeleton shows at once.
+  const navigation = useNavigation();
+  const next = navigation.state === "loading" ? navigation.location : undefined;
+  const nextProduct = next ? new URLSearchParams(next.search).get("product") : null;
+  const opening =
+    next?.pathname === "/app/inventory" && nextProduct !== null && nextProduct !== query.product;
   const withParam = (k: string, v: string) => {
     const next = new URLSearchParams(params);
     next.set(k, v);
@@ -124,6 +144,20 @@ export default function Inventory() {
               clearUrl={href(query.tab)}
             />
           </Box>
+          {opening ? (
+            <Box padding="300">
+              <div data-variants-skeleton aria-busy="true">
+                <Card>
+                  <BlockStack gap="200">
+                    <Text as="h2" variant="headingMd">
+                      Reading the product&apos;s variants…
+                    </Text>
+                    <SkeletonBodyText lines={4} />
+                  </BlockStack>
+                </Card>
+              </div>
+            </Box>
+          ) : null}
           {view ? <ViewBody view={view} withParam={withParam} searched={Boolean(query.q)} /> : null}
         </Card>
         {view ? (

@@ -26,20 +26,38 @@ import {
   Thumbnail,
   useBreakpoints,
 } from "@shopify/polaris";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { requireAdmin } from "../admin/context.server";
 import { productsAction, productsPageData } from "../admin/products-page.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
 import { useAutoRefresh } from "../components/useAutoRefresh";
 import { PostOnce, useSubmitOnce } from "../components/SubmitOnce";
 import { pairByOptions } from "../catalog/option-key";
+import { stockCountries } from "../catalog/facts.server";
+import { syncChangeNames } from "../catalog/sync-log.server";
 import { prisma } from "../db.server";
+import { getSettings } from "../settings.server";
 import { shopGatewayForRequest } from "../shop/index.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop, admin, session } = await requireAdmin(request);
   const gateway = shopGatewayForRequest(admin, session);
-  return productsPageData(prisma, shop, gateway, new URL(request.url).searchParams);
+  const [page, settings] = await Promise.all([
+    productsPageData(prisma, shop, gateway, new URL(request.url).searchParams),
+    getSettings(prisma, shop),
+  ]);
+  // The sync log names what changed, never by the variant's id.
+  const names = await syncChangeNames(
+    prisma,
+    shop,
+    page.changes.map((c) => c.variantId),
+  );
+  // The warehouses whose stock the Stock column (and the shop) counts, named on the page.
+  return {
+    ...page,
+    changes: page.changes.map((c) => ({ ...c, variantName: names[c.variantId] ?? null })),
+    stockCountries: stockCountries(settings),
+  };
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -67,12 +85,23 @@ export default function Products() {
   const pickVariant = data.products
     .flatMap((p) => p.variants.map((v) => ({ ...v, product: p })))
     .find((v) => v.id === data.picker?.variantId);
+  // A connection made in the picker closes it; its outcome stays on the page after that.
+  const [connectedResult, setConnectedResult] = useState<ActionData>(undefined);
+  useEffect(() => {
+    if (!result?.ok || (result.intent !== "connect" && result.intent !== "connect-all")) return;
+    setConnectedResult(result);
+    if (!params.has("pick")) return;
+    const next = new URLSearchParams(params);
+    for (const k of PICKER_PARAMS) next.delete(k);
+    setParams(next, { replace: true, preventScrollReset: true });
+    // Only a new result closes it (not a change of the address).
+  }, [result]);
   return (
     <Page title="Products" subtitle={`${data.connectedTotal} variants connected to the catalog`}>
       <Layout>
         <Layout.Section>
           <BlockStack gap="400">
-            <FormStatus data={result} />
+            <FormStatus data={result ?? connectedResult} />
             {!data.connected ? (
               <Banner tone="warning">
                 Connect a service account in <Link to="/app/settings">Settings</Link> before
@@ -139,6 +168,10 @@ export default function Products() {
                 </Box>
               ) : null}
             </Card>
+            <Text as="p" tone="subdued" variant="bodySm" data-stock-note>
+              {`Stock counts the supplier's warehouses in ${data.stockCountries.join(", ")} only (the figures by warehouse beside a supplier's variant include the others), as set in `}
+              <Link to="/app/settings#pricing">Settings → Warehouse countries that count</Link>.
+            </Text>
             <Card padding="0">
               <IndexTable
                 resourceName={{ singular: "variant", plural: "variants" }}
@@ -151,7 +184,7 @@ export default function Products() {
                   { title: "SKU" },
                   { title: "Supplier's variant" },
                   { title: "Cost (USD)", alignment: "end" },
-                  { title: "Stock", alignment: "end" },
+                  { title: `Stock in ${data.stockCountries.join(", ")}`, alignment: "end" },
                   { title: `Shipping to ${data.mainMarket}`, alignment: "end" },
                   { title: "Margin", alignment: "end" },
                   { title: "" },
@@ -169,7 +202,7 @@ export default function Products() {
                             <CatalogCell v={v} />
                             {v.facts ? (
                               <Text as="span" variant="bodySm">
-                                {`Cost ${v.facts.costUsd ? `$${v.facts.costUsd}` : "—"} · Stock ${v.facts.stock} · Margin ${v.facts.margin != null ? `${v.facts.margin}%` : "—"}${v.facts.shipping ? ` · Shipping $${v.facts.shipping.priceUsd}` : ""}`}
+                                {`Cost ${v.facts.costUsd ? `$${v.facts.costUsd}` : "—"} · Stock in ${data.stockCountries.join(", ")} ${v.facts.stock} · Margin ${v.facts.margin != null ? `${v.facts.margin}%` : "—"}${v.facts.shipping ? ` · Shipping $${v.facts.shipping.priceUsd}` : ""}`}
                               </Text>
                             ) : null}
                             <VariantActions p={p} v={v} busy={busy} connected={data.connected} />
@@ -368,7 +401,11 @@ function VariantActions({
     if (backup) next.set("backup", "1");
     else next.delete("backup");
     next.delete("pid");
-    next.set("catalogQ", p.title.split(" ").slice(-1)[0] ?? "");
+    // The search starts empty: the picker's heading names the variant, and the catalog's own
+    // words rarely match a shop title (its last word alone found unrelated products).
+    next.delete("catalogQ");
+    next.delete("catalogPage");
+    next.delete("cat");
     setParams(next);
   };
   if (!v.connection)
@@ -444,14 +481,15 @@ function CatalogCell({ v }: { v: Row }) {
               {f.supplier}
             </Text>
           ) : null}
-          {Object.entries(f.stockByCountry)
-            .filter(([, n]) => n > 0)
-            .slice(0, 4)
-            .map(([c, n]) => (
-              <Text as="span" key={c} tone="subdued" variant="bodySm">
-                {c} {n}
-              </Text>
-            ))}
+          {Object.values(f.stockByCountry).some((n) => n > 0) ? (
+            <Text as="span" tone="subdued" variant="bodySm">
+              {`By warehouse: ${Object.entries(f.stockByCountry)
+                .filter(([, n]) => n > 0)
+                .slice(0, 4)
+                .map(([c, n]) => `${c} ${n}`)
+                .join(", ")}`}
+            </Text>
+          ) : null}
           {v.connection.imported ? <Badge size="small">Imported</Badge> : null}
           {f.backups ? (
             <Badge
@@ -515,7 +553,7 @@ function SyncCard({
                   {new Date(c.at).toLocaleString()}
                 </Text>
                 <Text as="span" variant="bodySm">
-                  {CHANGE_TEXT[c.kind] ?? c.kind} · variant {c.variantId}
+                  {CHANGE_TEXT[c.kind] ?? c.kind} · {c.variantName ?? "a connected variant"}
                   {c.before !== null || c.after !== null
                     ? `: ${c.before ?? "—"} → ${c.after ?? "—"}`
                     : ""}
@@ -534,6 +572,9 @@ function SyncCard({
   );
 }
 
+/** The address parameters of an open picker. */
+const PICKER_PARAMS = ["pick", "pid", "catalogQ", "catalogPage", "backup", "cat"];
+
 type Picker = NonNullable<Data["picker"]>;
 type PickVariant = Row & { product: Data["products"][number] };
 
@@ -547,7 +588,7 @@ function PickerCard({ picker, variant }: { picker: Picker; variant: PickVariant 
   const backup = params.get("backup") === "1";
   const close = () => {
     const next = new URLSearchParams(params);
-    for (const k of ["pick", "pid", "catalogQ", "catalogPage", "backup", "cat"]) next.delete(k);
+    for (const k of PICKER_PARAMS) next.delete(k);
     setParams(next);
   };
   const set = (k: string, v: string | null) => {
@@ -572,7 +613,7 @@ function PickerCard({ picker, variant }: { picker: Picker; variant: PickVariant 
             {backup ? "Add a backup supplier for " : "Choose a catalog variant for "}
             {variant
               ? `${variant.product.title} — ${variant.title}`
-              : `variant ${picker.variantId}`}
+              : "the chosen variant (not on this page of the list)"}
           </Text>
           <Button variant="plain" onClick={close}>
             Close
@@ -646,45 +687,62 @@ function PickerCard({ picker, variant }: { picker: Picker; variant: PickVariant 
                 </Banner>
               </Form>
             ) : null}
-            {picker.variants.map((cv) => (
-              <InlineStack key={cv.vid} gap="300" blockAlign="center">
-                {cv.image ? <Thumbnail source={cv.image} alt="" size="small" /> : null}
-                <BlockStack gap="050">
-                  <Text as="span">{cv.name}</Text>
-                  <Text as="span" tone="subdued" variant="bodySm">
-                    {cv.sku} · ${cv.price} · {cv.stock} in stock
-                  </Text>
-                </BlockStack>
-                <Form method="post" onSubmit={once.onSubmit}>
-                  <input type="hidden" name="formKey" value={once.key} />
-                  {backup ? (
-                    <>
-                      <input type="hidden" name="intent" value="add-backup" />
-                      <input type="hidden" name="variantId" value={picker.variantId} />
-                      <input type="hidden" name="pid" value={picker.pid ?? ""} />
-                      <input type="hidden" name="vid" value={cv.vid} />
-                      <Button submit size="slim" disabled={busy || !variant}>
-                        Add as backup
-                      </Button>
-                    </>
-                  ) : (
-                    <>
-                      <input type="hidden" name="intent" value="connect" />
-                      <input type="hidden" name="productId" value={variant?.product.id ?? ""} />
-                      <input type="hidden" name="variantId" value={picker.variantId} />
-                      <input type="hidden" name="sku" value={variant?.sku ?? ""} />
-                      <input type="hidden" name="vid" value={cv.vid} />
-                      <Button submit size="slim" disabled={busy || !variant}>
-                        Connect
-                      </Button>
-                    </>
-                  )}
-                </Form>
-              </InlineStack>
-            ))}
+            {picker.variants.map((cv) => {
+              const connectedHere = variant?.connection?.svcVid === cv.vid;
+              const takenHere = connectedHere || (!backup && Boolean(variant?.connection));
+              return (
+                <InlineStack key={cv.vid} gap="300" blockAlign="center">
+                  {cv.image ? <Thumbnail source={cv.image} alt="" size="small" /> : null}
+                  <BlockStack gap="050">
+                    <Text as="span">{cv.name}</Text>
+                    <Text as="span" tone="subdued" variant="bodySm">
+                      {cv.sku} · ${cv.price} · {cv.stock} in stock
+                    </Text>
+                  </BlockStack>
+                  <Form method="post" onSubmit={once.onSubmit}>
+                    <input type="hidden" name="formKey" value={once.key} />
+                    {backup ? (
+                      <>
+                        <input type="hidden" name="intent" value="add-backup" />
+                        <input type="hidden" name="variantId" value={picker.variantId} />
+                        <input type="hidden" name="pid" value={picker.pid ?? ""} />
+                        <input type="hidden" name="vid" value={cv.vid} />
+                        {connectedHere ? (
+                          <Badge tone="success">Connected</Badge>
+                        ) : (
+                          <Button submit size="slim" disabled={busy || !variant}>
+                            Add as backup
+                          </Button>
+                        )}
+                      </>
+                    ) : (
+                      <>
+                        <input type="hidden" name="intent" value="connect" />
+                        <input type="hidden" name="productId" value={variant?.product.id ?? ""} />
+                        <input type="hidden" name="variantId" value={picker.variantId} />
+                        <input type="hidden" name="sku" value={variant?.sku ?? ""} />
+                        <input type="hidden" name="vid" value={cv.vid} />
+                        {connectedHere ? (
+                          <Badge tone="success">Connected</Badge>
+                        ) : (
+                          <Button submit size="slim" disabled={busy || !variant || takenHere}>
+                            Connect
+                          </Button>
+                        )}
+                      </>
+                    )}
+                  </Form>
+                </InlineStack>
+              );
+            })}
           </BlockStack>
         ) : (
           <BlockStack gap="200">
+            {!picker.catalogQ && !picker.cat && !picker.error ? (
+              <Text as="p" tone="subdued">
+                Search the catalog by a product&apos;s name or SKU, or choose a category.
+              </Text>
+            ) : null}
             {picker.results.length === 0 && (picker.catalogQ || picker.cat) ? (
               <Text as="p" tone="subdued">
                 No catalog product matches.

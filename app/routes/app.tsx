@@ -1,10 +1,11 @@
 import type { HeadersFunction, LoaderFunctionArgs } from "@remix-run/node";
-import { Link, Outlet, useLoaderData, useRouteError } from "@remix-run/react";
+import { Link, useLoaderData, useRouteError } from "@remix-run/react";
 import { NavMenu } from "@shopify/app-bridge-react";
 import polarisStyles from "@shopify/polaris/build/esm/styles.css";
 import { boundary } from "@shopify/shopify-app-remix/server";
 import { AppProvider } from "@shopify/shopify-app-remix/react";
 import { requireAdmin } from "../admin/context.server";
+import { PageOutlet } from "../components/PageOutlet";
 import { NAV_LINKS, SandboxNav, navLabel } from "../components/SandboxNav";
 import { prisma } from "../db.server";
 import { unreadDisputes } from "../disputes/page.server";
@@ -27,7 +28,7 @@ export default function App() {
       <AppProvider isEmbeddedApp={false} apiKey={apiKey}>
         <SandboxNav shop={shop} counts={counts} />
         <main>
-          <Outlet />
+          <PageOutlet />
         </main>
       </AppProvider>
     );
@@ -42,7 +43,7 @@ export default function App() {
         ))}
       </NavMenu>
       <main>
-        <Outlet />
+        <PageOutlet />
       </main>
     </AppProvider>
   );
