@@ -807,6 +807,26 @@ describe("a resumed batch and the balance", () => {
     }
   });
 
+  it("a resumed parent and new orders in the same run: the balance goes down by each, never below what is left", async () => {
+    const { shop, orders } = await crashed(svc, "saveGenerateParentOrder");
+    // The stored balance is too old to trust: the run asks the service once, then counts down.
+    shop.clock.t += 5 * 60_000;
+    const fresh = [await svcOrder(svc, shop), await svcOrder(svc, shop, { quantity: 2 })];
+    const before = balanceCents(svc, shop);
+    const asked = calls(svc, shop, "getBalance");
+    expect(await shop.run()).toEqual({ batchesPaid: 2, ordersPaid: 4, held: 0, failed: 0 });
+    expect(calls(svc, shop, "getBalance")).toBe(asked + 1);
+    for (const r of await reloadAll([...orders, ...fresh])) {
+      expect(r).toMatchObject({ state: "PAID", reasonCode: null });
+      expect(r.timeline.some((t) => t.outcome === "held")).toBe(false);
+    }
+    expect(balanceCents(svc, shop)).toBe(before - sumCents([...orders, ...fresh]));
+    // The stored known balance is exactly what the service has left: never negative.
+    const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
+    expect(account.knownBalance).toBe(svc.getBalance(shop.simAccountId));
+    expect(cents(account.knownBalance)).toBeGreaterThanOrEqual(0);
+  });
+
   it("a balance that cannot be read after a refused payment shows 0.00 available", async () => {
     const shop = await payShop(svc);
     const orders = [await svcOrder(svc, shop), await svcOrder(svc, shop)];
