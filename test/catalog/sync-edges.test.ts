@@ -1,18 +1,30 @@
 /**
- * Stock sync past one inventorySetQuantities call (issue 35): more changes than one call takes
- * (250) go in several calls, and every variant's stock arrives, none lost at a batch's edge. Over
- * HTTP against the shop simulator, which refuses more than 250 quantities in one call as Shopify
- * does.
+ * The catalog sync at its edges (issue 35), over HTTP against the shop simulator:
+ * - stock past one inventorySetQuantities call: more changes than one call takes (250) go in
+ *   several calls, and every variant's stock arrives, none lost at a batch's edge (the simulator
+ *   refuses more than 250 quantities in one call, as Shopify does);
+ * - a cost that moved by exactly the re-pricing threshold of the old cost is re-priced, one cent
+ *   less is not, either way.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { priceFor } from "../../app/catalog/pricing";
 import { STOCK_BATCH, syncShop } from "../../app/catalog/sync.server";
+import { getSettings } from "../../app/settings.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({
     shopDomain: "stock-batches.myshopify.com",
-    settings: { stockCountries: "CN", stockSync: true },
+    settings: {
+      stockCountries: "CN",
+      stockSync: true,
+      priceRule: "multiplier",
+      priceValue: "2",
+      priceRounding: "99",
+      repriceOnCostChange: "apply",
+      repriceThresholdPct: "5",
+    },
   });
 });
 afterAll(async () => h?.close());
@@ -87,5 +99,63 @@ describe("stock sync in batches", () => {
       pids: null,
     });
     expect(again.stockSet).toBe(0);
+  });
+});
+
+describe("the re-pricing threshold", () => {
+  it("10.00 → 10.50 at 5% is re-priced, → 10.49 is not; 10.00 → 9.50 is, → 9.51 is not", async () => {
+    const costs = ["10.50", "10.49", "9.50", "9.51"];
+    const product = h.shop.addProduct(h.shopDomain, {
+      title: "Threshold mug",
+      variants: costs.map((_, i) => ({ sku: `TH-${i}`, price: "20.99", title: `Mug ${i}` })),
+    });
+    await prisma.catalogVariant.createMany({
+      data: costs.map((cost, i) => ({
+        vid: `th-v${i}`,
+        pid: "th-p",
+        productName: "Threshold mug",
+        costUsd: cost,
+        stock: {},
+      })),
+    });
+    await prisma.productConnection.createMany({
+      data: product.variants.map((v, i) => ({
+        shopDomain: h.shopDomain,
+        shopifyProductId: String(product.legacyId),
+        shopifyVariantId: String(v.legacyId),
+        svcProductId: "th-p",
+        svcVid: `th-v${i}`,
+        pricedFromUsd: "10.00",
+        shopPrice: "20.99",
+      })),
+    });
+
+    const out = await syncShop({
+      db: prisma,
+      shop: h.shopDomain,
+      gateway: await h.deps.shopFor(h.shopDomain),
+      pids: ["th-p"],
+    });
+
+    expect(out.priced).toBe(2);
+    const settings = await getSettings(prisma, h.shopDomain);
+    const at = (cost: string) => priceFor(cost, settings, "1").price;
+    const shopPrices = h.shop
+      .products(h.shopDomain)
+      .find((p) => p.legacyId === product.legacyId)!
+      .variants.map((v) => v.price);
+    expect(shopPrices).toEqual([at("10.50"), "20.99", at("9.50"), "20.99"]);
+    expect(at("10.50")).not.toBe("20.99");
+    expect(at("9.50")).not.toBe("20.99");
+    const rows = await prisma.productConnection.findMany({
+      where: { shopDomain: h.shopDomain, svcProductId: "th-p" },
+      orderBy: { svcVid: "asc" },
+    });
+    expect(rows.map((r) => r.pricedFromUsd?.toFixed(2))).toEqual([
+      "10.50",
+      "10.00",
+      "9.50",
+      "10.00",
+    ]);
   });
 });
