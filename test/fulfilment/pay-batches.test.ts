@@ -779,6 +779,29 @@ describe("a crash right after a step", () => {
   });
 });
 
+describe("a cancel while the batch is being confirmed", () => {
+  it("the order stays in its batch, flagged; paid at the service, it reads paid and flagged, never CANCELLED", async () => {
+    const { shop, orders, untouched } = await batchOfTwo(svc);
+    let cancelled: unknown;
+    // The merchant cancels one order while the service confirms the cart (batch "confirming").
+    const cancelDuring = aroundOp(shop.deps, "addCartConfirm", async (call) => {
+      expect(await batchState((await reload(orders[0]!)).paymentBatchId!)).toBe("confirming");
+      cancelled = await cancelOrder(shop.deps, { orderId: orders[0]!.id });
+      return call();
+    });
+    expect(await shop.run(cancelDuring)).toMatchObject({ batchesPaid: 1, ordersPaid: 2 });
+    expect(cancelled).toEqual({ ok: true, state: "PAYING", note: "flagged: payment under way" });
+    const [c, kept] = await reloadAll(orders);
+    // The service confirmed and paid both: the app says so, and flags the cancelled one.
+    for (const r of [c!, kept!]) expect(svc.order(r.svcOrderId!)!.paid).toBe(true);
+    expect(c).toMatchObject({ state: "PAID", flag: "cancelled_after_payment" });
+    expect(c!.paymentBatchId).toBe(kept!.paymentBatchId);
+    expect(c!.reasonMessage).toContain("while it was being paid");
+    expect(kept).toMatchObject({ state: "PAID", flag: null });
+    await untouched();
+  });
+});
+
 describe("a resumed batch and the balance", () => {
   it("a resumed parent that a trusted stored balance covers is paid without asking the service", async () => {
     const { shop, orders } = await crashed(svc, "saveGenerateParentOrder");
