@@ -107,6 +107,9 @@ describe("the cost threshold and the margin", () => {
     expect(costMoved("0", "1", "5")).toBe(true);
     expect(costMoved("10.00", "10.75", "7.5")).toBe(true);
     expect(costMoved("10.00", "10.74", "7.5")).toBe(false);
+    // Relative to the old cost: 10.50 → 10.00 is 4.76%, under 5%; 9.50 → 10.00 is 5.26%.
+    expect(costMoved("10.50", "10.00", "5")).toBe(false);
+    expect(costMoved("9.50", "10.00", "5")).toBe(true);
   });
 
   it("margin in % of the price, one decimal; negative when the cost is higher", () => {

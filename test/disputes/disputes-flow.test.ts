@@ -5,6 +5,8 @@
  * answer arriving through the sync (timeline and email notice), a second dispute cancelled; the
  * daily walk over 90-day windows finding a dispute created 200 days ago and taking a dispute
  * in two windows' overlap once; a reply whose answer is lost sent once, with and without emoji.
+ * A reply whose answer and read-back both time out, submitted again with the same form key, is
+ * not sent a second time.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -377,6 +379,44 @@ describe("a reply whose answer is lost is sent once", () => {
       ).toBeGreaterThan(0);
     });
   }
+});
+
+describe("a reply whose answer and read-back are both lost", () => {
+  it("sent once: the same form submitted again finds the first one", async () => {
+    const row = await prisma.dispute.findFirstOrThrow({
+      where: { shopDomain: h.shopDomain, status: "Pending review" },
+    });
+    const sim = svc.state.disputes.get(row.svcDisputeId)!;
+    const before = sim.messages.length;
+    const form = {
+      id: row.id,
+      text: "The second box is missing too.",
+      clientKey: key(),
+      files: [],
+      addresses: [],
+    };
+    // The service takes the reply and its answer is lost; reading the messages back times out
+    // as well: the app cannot know whether the reply arrived.
+    svc.setFaults({
+      ops: ["disputeReply", "getDisputeMessages"],
+      rateTimeout: 1,
+      timeoutMs: 2_500,
+      timeoutDrop: true,
+    });
+    try {
+      await expect(replyToDispute(prisma, h.client, account, app.url, form)).rejects.toThrow();
+    } finally {
+      svc.clearFaults();
+    }
+    expect(sim.messages.length).toBe(before + 1);
+    // The merchant presses Send again on the same form: nothing goes a second time.
+    expect(await replyToDispute(prisma, h.client, account, app.url, form)).toEqual({
+      sent: false,
+      already: true,
+    });
+    expect(sim.messages.length).toBe(before + 1);
+    expect(sim.messages.filter((m) => m.message === form.text)).toHaveLength(1);
+  });
 });
 
 describe("the schedule", () => {

@@ -714,7 +714,7 @@ describe("cancelOrder", () => {
     expect((await row(o.id)).paymentBatchId).toBeNull();
   });
 
-  for (const batchState of ["confirmed", "parented", "paying", "paid"]) {
+  for (const batchState of ["confirming", "confirmed", "parented", "paying", "paid"]) {
     for (const source of ["shop", "merchant"] as const) {
       it(`while its batch is ${batchState} (${source}): flagged, left in its batch`, async () => {
         const batch = await makeBatch(batchState);

@@ -779,6 +779,29 @@ describe("a crash right after a step", () => {
   });
 });
 
+describe("a cancel while the batch is being confirmed", () => {
+  it("the order stays in its batch, flagged; paid at the service, it reads paid and flagged, never CANCELLED", async () => {
+    const { shop, orders, untouched } = await batchOfTwo(svc);
+    let cancelled: unknown;
+    // The merchant cancels one order while the service confirms the cart (batch "confirming").
+    const cancelDuring = aroundOp(shop.deps, "addCartConfirm", async (call) => {
+      expect(await batchState((await reload(orders[0]!)).paymentBatchId!)).toBe("confirming");
+      cancelled = await cancelOrder(shop.deps, { orderId: orders[0]!.id });
+      return call();
+    });
+    expect(await shop.run(cancelDuring)).toMatchObject({ batchesPaid: 1, ordersPaid: 2 });
+    expect(cancelled).toEqual({ ok: true, state: "PAYING", note: "flagged: payment under way" });
+    const [c, kept] = await reloadAll(orders);
+    // The service confirmed and paid both: the app says so, and flags the cancelled one.
+    for (const r of [c!, kept!]) expect(svc.order(r.svcOrderId!)!.paid).toBe(true);
+    expect(c).toMatchObject({ state: "PAID", flag: "cancelled_after_payment" });
+    expect(c!.paymentBatchId).toBe(kept!.paymentBatchId);
+    expect(c!.reasonMessage).toContain("while it was being paid");
+    expect(kept).toMatchObject({ state: "PAID", flag: null });
+    await untouched();
+  });
+});
+
 describe("a resumed batch and the balance", () => {
   it("a resumed parent that a trusted stored balance covers is paid without asking the service", async () => {
     const { shop, orders } = await crashed(svc, "saveGenerateParentOrder");
@@ -805,6 +828,26 @@ describe("a resumed batch and the balance", () => {
         /^Parent order PO\d+ generated: \d+\.\d\d USD payable\.$/,
       );
     }
+  });
+
+  it("a resumed parent and new orders in the same run: the balance goes down by each, never below what is left", async () => {
+    const { shop, orders } = await crashed(svc, "saveGenerateParentOrder");
+    // The stored balance is too old to trust: the run asks the service once, then counts down.
+    shop.clock.t += 5 * 60_000;
+    const fresh = [await svcOrder(svc, shop), await svcOrder(svc, shop, { quantity: 2 })];
+    const before = balanceCents(svc, shop);
+    const asked = calls(svc, shop, "getBalance");
+    expect(await shop.run()).toEqual({ batchesPaid: 2, ordersPaid: 4, held: 0, failed: 0 });
+    expect(calls(svc, shop, "getBalance")).toBe(asked + 1);
+    for (const r of await reloadAll([...orders, ...fresh])) {
+      expect(r).toMatchObject({ state: "PAID", reasonCode: null });
+      expect(r.timeline.some((t) => t.outcome === "held")).toBe(false);
+    }
+    expect(balanceCents(svc, shop)).toBe(before - sumCents([...orders, ...fresh]));
+    // The stored known balance is exactly what the service has left: never negative.
+    const account = await prisma.svcAccount.findUniqueOrThrow({ where: { id: shop.accountId } });
+    expect(account.knownBalance).toBe(svc.getBalance(shop.simAccountId));
+    expect(cents(account.knownBalance)).toBeGreaterThanOrEqual(0);
   });
 
   it("a balance that cannot be read after a refused payment shows 0.00 available", async () => {
