@@ -94,10 +94,10 @@ describe("the sandbox in a browser", () => {
     await page.getByText("Connected to the service").waitFor();
     await page.getByText("Registered", { exact: true }).waitFor();
     await page.getByText(/Balance:\s*500(\.00)? USD/).waitFor();
-    // Disconnect asks first; Cancel keeps the account.
+    // Disconnect asks first; "Go back" keeps the account.
     await page.getByRole("button", { name: "Disconnect" }).click();
     await page.getByText("Disconnect from the service?").waitFor();
-    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("button", { name: "Go back" }).click();
     await page.getByText("Disconnect from the service?").waitFor({ state: "detached" });
     await page.getByText(/Balance:\s*500(\.00)? USD/).waitFor();
     // A refused save keeps what was typed, with the error by the field.
