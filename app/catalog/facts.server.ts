@@ -200,7 +200,10 @@ export async function refreshFacts(
       const pid = todo[next++]!;
       try {
         const detail = await client.catalog.product({ pid });
-        out.variants += await storeDetail(db, detail, new Date(now()));
+        // Stored first, then added: `out.variants += await …` would read the total before the
+        // await and lose what the other reads in flight added meanwhile.
+        const stored = await storeDetail(db, detail, new Date(now()));
+        out.variants += stored;
         out.products++;
       } catch (error) {
         if (!(error instanceof SvcProductRemovedError)) throw error;
