@@ -165,7 +165,7 @@ export async function flagOrphans(db: Db, where: Prisma.ShopOrderWhereInput): Pr
   await addTimelineMany(db, ids, {
     step: "service-account",
     outcome: "error",
-    message: ACCOUNT_GONE_MESSAGE,
+    message: "Its service account was disconnected: payment and tracking wait until it is back.",
   });
   return ids.length;
 }
