@@ -14,6 +14,7 @@ import {
   registerAccountWebhooks,
   releaseAccount,
   svcWebhookUrl,
+  webhookProblem,
   webhookSecretOf,
 } from "../svc-account/webhooks.server";
 import { SvcBusyError, SvcNetworkError, SvcServerError, SvcTransientError } from "../svc/errors";
@@ -57,6 +58,8 @@ export interface AccountStatus {
   tokenValid: boolean;
   refreshExpiresAt: string | null;
   webhookRegisteredAt: string | null;
+  /** Why the webhooks are not registered, when a registration failed (plain words). */
+  webhookProblem: string | null;
   /** The callback address with its secret masked. */
   webhookUrlMasked: string | null;
   lastEventAt: string | null;
@@ -96,6 +99,7 @@ export async function accountStatus(db: PrismaClient, shop: string): Promise<Acc
     ),
     refreshExpiresAt: account?.refreshTokenExpiresAt?.toISOString() ?? null,
     webhookRegisteredAt: account?.webhookRegisteredAt?.toISOString() ?? null,
+    webhookProblem: account && connected ? await webhookProblem(db, account) : null,
     webhookUrlMasked: account ? maskedWebhookUrl(account) : null,
     lastEventAt: lastEvent?.receivedAt.toISOString() ?? null,
     lastEventTopic: lastEvent?.topic ?? null,

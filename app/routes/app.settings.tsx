@@ -243,6 +243,11 @@ function WebhookCard({ data, result }: { data: Data; result: ActionData }) {
             <Text as="span">on {formatDateTime(account.webhookRegisteredAt)}</Text>
           ) : null}
         </InlineStack>
+        {account.webhookProblem ? (
+          <Text as="p" tone="critical">
+            {account.webhookProblem}
+          </Text>
+        ) : null}
         {account.webhookUrlMasked ? (
           <Text as="p" tone="subdued">
             Address: {account.webhookUrlMasked}

@@ -1,8 +1,7 @@
 import { json, type ActionFunctionArgs } from "@remix-run/node";
 import { prisma } from "../db.server";
-import { startImport } from "../catalog/import-connections.server";
-import { recheckHeld } from "../fulfilment/recheck.server";
 import { logger } from "../logger.server";
+import { afterAuthorization } from "../svc-account/authorized.server";
 import { receiveAuthorizationCode } from "../svc/index.server";
 import { partnerAuthConfigured, partnerAuthFlow } from "../svc-partner.server";
 import { BodyLimitError, parseJsonBounded, readTextLimited } from "../webhooks/json-limits.server";
@@ -41,13 +40,13 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   const result = await receiveAuthorizationCode(deps, body);
   if (result.result === "0") {
     logger.info({ shop: result.shopDomain }, "service account connected");
-    if (result.shopDomain) {
-      await recheckHeld(prisma, result.shopDomain, ["no_account"], `connected:${Date.now()}`);
-      const account = await prisma.svcAccount.findUnique({
-        where: { shopDomain: result.shopDomain },
-        select: { id: true },
+    if (result.shopDomain && result.accountId) {
+      // As after an API-key connect: orders follow, held ones go on, webhooks registered now.
+      await afterAuthorization(prisma, {
+        shop: result.shopDomain,
+        accountId: result.accountId,
+        previousOpenId: result.previousOpenId,
       });
-      if (account) await startImport(prisma, result.shopDomain, account.id);
     }
   }
   return reply(result.result, result.message, result.result === "0" ? 200 : 400);

@@ -27,6 +27,7 @@ import {
 import { TOKEN_REQUEST_INTERVAL_MS } from "../svc/tokens.server";
 import { startImport } from "../catalog/import-connections.server";
 import { recheckHeld } from "../fulfilment/recheck.server";
+import { followAccount } from "./follow.server";
 
 /** A refusal the merchant can act on; `field` names the form field it belongs to. */
 export class ConnectError extends Error {
@@ -71,7 +72,17 @@ function cooldown(lastMs: number, nowMs: number, what: string): ConnectError {
 /** Connects the shop's account with the key; returns the stored account (tokens, open id). */
 export async function connectApiKey(db: PrismaClient, input: ConnectInput): Promise<SvcAccount> {
   const now = input.now ?? Date.now;
+  const before = await db.svcAccount.findUnique({
+    where: { shopDomain: input.shop },
+    select: { openId: true },
+  });
   const account = await connectOrReuse(db, input, now);
+  // The orders of this service account come back to it; those of another one are flagged.
+  await followAccount(db, {
+    shop: input.shop,
+    accountId: account.id,
+    previousOpenId: before?.openId,
+  });
   // Orders held for want of an account go on at once.
   await recheckHeld(db, input.shop, ["no_account"], `connected:${account.id}:${now()}`);
   // Connections the merchant made in the service's console are read at once.

@@ -23,6 +23,7 @@ import {
   newWebhookSecret,
   webhookSecretColumns,
 } from "../svc/webhook-secret.server";
+import { flagOrphans } from "./follow.server";
 import { REREGISTER_EVERY_MS, SVC_ACCOUNT_JOB } from "./kinds";
 
 export interface SvcAccountDeps {
@@ -201,8 +202,40 @@ export async function releaseAccount(
       ...(opts.detach ? { shopDomain: null } : {}),
     },
   });
+  // Its orders still at the service wait for it: the merchant is told what to do.
+  if (opts.detach && row.shopDomain) {
+    await flagOrphans(db, { shopDomain: row.shopDomain, svcAccountId: accountId });
+  }
   log.info(out, "service account released");
   return out;
+}
+
+/**
+ * Why the account's webhooks are not registered, in the merchant's words, when a registration
+ * was tried and failed (the job of a connect keeps trying by itself); null otherwise.
+ */
+export async function webhookProblem(
+  db: Db,
+  account: Pick<SvcAccount, "id" | "webhookRegisteredAt">,
+): Promise<string | null> {
+  if (account.webhookRegisteredAt) return null;
+  const job = await db.job.findFirst({
+    where: {
+      kind: SVC_ACCOUNT_JOB.registerWebhooks,
+      payload: { path: ["accountId"], equals: account.id },
+      state: { in: ["available", "running", "dead"] },
+      lastError: { not: null },
+    },
+    orderBy: { id: "desc" },
+    select: { state: true },
+  });
+  if (!job) return null;
+  const what =
+    "The service did not accept the registration of its webhooks, so it does not tell the app " +
+    "about orders and tracking (the app still checks them, more slowly).";
+  return job.state === "dead"
+    ? `${what} Press Register again to try once more.`
+    : `${what} The app tries again by itself; you can also press Register again.`;
 }
 
 /**

@@ -190,15 +190,17 @@ export async function startAuthorization(
  * What the code-receiver route calls with the posted `{code, state}`: consumes the state (single
  * use, unexpired; optionally it must belong to `expectedShop`), exchanges the code and stores
  * the encrypted tokens on the shop's account, and enqueues the registration of the service
- * webhooks in the same transaction (the receiver answers at once; the job registers them and
- * retries if the service is briefly unavailable). Never throws; the reply is the receiver's
- * answer.
+ * webhooks in the same transaction (the code receiver then registers them at once,
+ * app/svc-account/authorized.server.ts; the job is the retry when the service refused or missed
+ * that). Never throws; the reply is the receiver's answer.
  */
 export async function receiveAuthorizationCode(
   deps: AuthFlowDeps & { baseUrl: string },
   body: unknown,
   opts: { expectedShop?: string } = {},
-): Promise<CodeReceiverReply & { accountId?: string; shopDomain?: string }> {
+): Promise<
+  CodeReceiverReply & { accountId?: string; shopDomain?: string; previousOpenId?: string | null }
+> {
   const clock = deps.clock ?? systemClock;
   const parsed = codeReceiverRequestSchema.safeParse(body);
   if (!parsed.success) return { result: "1", message: "code and state are required" };
@@ -231,11 +233,13 @@ export async function receiveAuthorizationCode(
     apiKeyEnc: null,
     ...tokenColumns(tokens, clock.now()),
   };
+  let previousOpenId: string | null = null;
   const account = await deps.prisma.$transaction(async (tx) => {
     const before = await tx.svcAccount.findUnique({
       where: { shopDomain: row.shopDomain },
       select: { openId: true },
     });
+    previousOpenId = before?.openId ?? null;
     // Moved to another service account: the old callback address is not this account's.
     const moved =
       before?.openId && before.openId !== openId
@@ -255,7 +259,13 @@ export async function receiveAuthorizationCode(
     });
     return saved;
   });
-  return { result: "0", message: "success", accountId: account.id, shopDomain: row.shopDomain };
+  return {
+    result: "0",
+    message: "success",
+    accountId: account.id,
+    shopDomain: row.shopDomain,
+    previousOpenId,
+  };
 }
 
 /** Fallback lifetimes when the service omits an expiry date (the shortest stated ones). */

@@ -123,9 +123,9 @@ export class TokenManager implements TokenProvider {
     return this.pending;
   }
 
-  private async obtain(): Promise<string> {
+  private async obtain(reread?: SvcAccount): Promise<string> {
     const margin = this.margin();
-    const row = this.seed ?? (await this.row());
+    const row = reread ?? this.seed ?? (await this.row());
     this.seed = undefined;
     const fresh = this.usable(row, margin);
     if (fresh) {
@@ -166,6 +166,18 @@ export class TokenManager implements TokenProvider {
     if (still) return still;
     // Any account with an API key (a shop's, or the operator's partner account) can get tokens.
     if (row.apiKeyEnc) return this.obtainWithApiKey(row);
+    if (!reread) {
+      // The row in hand may predate the merchant's renewal (a new authorization, a reconnect):
+      // only the current row can say that the merchant must authorize again.
+      const latest = await this.row();
+      if (
+        latest.accessTokenEnc !== row.accessTokenEnc ||
+        latest.refreshTokenEnc !== row.refreshTokenEnc ||
+        latest.apiKeyEnc !== row.apiKeyEnc
+      ) {
+        return this.obtain(latest);
+      }
+    }
     throw new SvcReauthorizationRequiredError({
       operation: "token",
       // Stryker disable next-line StringLiteral: message

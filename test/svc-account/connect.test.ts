@@ -187,15 +187,39 @@ describe("the authorization-code flow", () => {
     const affiliated = [...sim.state.accounts.values()].find(
       (x) => x.email === "owner@authorized.example",
     )!;
-    expect(calls("webhookSet", affiliated.accountId)).toHaveLength(0); // the job does it
-    expect(await runJobs()).toBeGreaterThan(0);
+    // Registered before the merchant is back on the settings page, as after an API-key connect.
+    expect(calls("webhookSet", affiliated.accountId)).toHaveLength(1);
     const a = await row(shop);
     expect(a.webhookRegisteredAt).not.toBeNull();
+    expect((await account.accountStatus(prisma, shop)).webhookProblem).toBeNull();
     expect(callbackOf(affiliated.accountId)).toBe(
       `${app.url}/webhooks/svc/${secrets.webhookSecretOf(a)}`,
     );
     // No getAccessToken for the affiliated account: its tokens came from the exchange.
     expect(calls("getAccessToken", affiliated.accountId)).toHaveLength(0);
+    expect(await runJobs()).toBeGreaterThan(0); // the queued registration (again) and the import
+  });
+
+  it("says on the settings page when the registration failed, and Register again mends it", async () => {
+    const shop = "authorized-unlucky.myshopify.com";
+    const url = await account.startConnect(prisma, shop, true);
+    sim.setFaults({ rate5xx: 1, ops: ["webhookSet"] });
+    const done = await (
+      await fetch(`${url}&email=owner%40unlucky.example`, { method: "POST" })
+    ).json();
+    sim.clearFaults();
+    expect(done.receiverBody).toEqual({ result: "0", message: "success" });
+    const status = await account.accountStatus(prisma, shop);
+    expect(status.connected).toBe(true);
+    expect(status.webhookRegisteredAt).toBeNull();
+    expect(status.webhookProblem).toMatch(/did not accept the registration/);
+    expect(status.webhookProblem).toMatch(/Register again/);
+    expect(status.webhookProblem).not.toMatch(/Svc|code|5\d\d/); // plain words
+    await account.registerWebhooks(prisma, shop); // the page's Register again
+    const after = await account.accountStatus(prisma, shop);
+    expect(after.webhookRegisteredAt).not.toBeNull();
+    expect(after.webhookProblem).toBeNull();
+    await runJobs(); // the queued registration and the import, done with
   });
 });
 
