@@ -121,7 +121,7 @@ export async function listOrders(db: PrismaClient, shop: string, search: URLSear
       : q.sort === "updated"
         ? [{ updatedAt: "desc" }, { id: "desc" }]
         : [{ createdAt: "desc" }, { id: "desc" }];
-  const [rows, total, counts, viewCounts] = await Promise.all([
+  const [rows, total, counts, viewCounts, timeZone] = await Promise.all([
     db.shopOrder.findMany({
       where,
       orderBy,
@@ -134,6 +134,7 @@ export async function listOrders(db: PrismaClient, shop: string, search: URLSear
     db.shopOrder.count({ where }),
     stateCounts(db, shop),
     viewCountsOf(db, shop),
+    shopTimeZone(db, shop),
   ]);
   return {
     filter: {
@@ -146,6 +147,7 @@ export async function listOrders(db: PrismaClient, shop: string, search: URLSear
       page: q.page,
     },
     total,
+    timeZone,
     pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
     counts,
     viewCounts,
@@ -156,6 +158,7 @@ export async function listOrders(db: PrismaClient, shop: string, search: URLSear
       reasonCode: o.reasonCode,
       reasonMessage: o.reasonMessage,
       flag: o.flag,
+      placeAfter: o.placeAfter?.toISOString() ?? null,
       amount: o.amount,
       currency: o.currency,
       shopTotal: o.shopTotal,
@@ -239,6 +242,7 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
   // Held before placing, the order has no lines of its own yet: show the shop's.
   const pendingLines = o.lines.length === 0 ? await webhookLines(db, shop, o.shopifyOrderId) : [];
   const lastError = [...o.timeline].reverse().find((t) => t.outcome === "error");
+  const costs = await serviceUnitCosts(db, o);
   return {
     id: o.id,
     name: orderName(o),
@@ -262,6 +266,8 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
     reasonCode: o.reasonCode,
     reasonMessage: o.reasonMessage,
     flag: o.flag,
+    placeAfter: o.placeAfter?.toISOString() ?? null,
+    timeZone: await shopTimeZone(db, shop),
     orderNumber: o.orderNumber,
     svcOrderId: o.svcOrderId,
     isSandbox: o.isSandbox,
@@ -296,8 +302,11 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
       sku: l.sku,
       image: safeUrl(l.image),
       quantity: l.quantity,
+      /** The shop's selling price (in the shop's currency), and in USD as sent to the service. */
       unitPrice: l.unitPrice,
       unitPriceUsd: l.unitPriceUsd,
+      /** What the service charges for one unit (USD): never the shop's price. */
+      serviceUnitCost: costs.get(l.id) ?? null,
       svcVid: l.svcVid,
       fulfilledQuantity: l.fulfilledQuantity,
     })),
@@ -320,6 +329,40 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
       message: t.message,
     })),
   };
+}
+
+/** The shop's IANA time zone (Shopify's `shop.ianaTimezone`), or null: the pages then show UTC. */
+export async function shopTimeZone(db: PrismaClient, shop: string): Promise<string | null> {
+  void db;
+  void shop;
+  return null;
+}
+
+/**
+ * What the service charges per unit of each line (USD), by line id: the catalog's price of the
+ * line's variant, as the service quoted it when the app last read the product. Lines whose
+ * price the app has not read are left out (shown as not known, never as the shop's price).
+ */
+async function serviceUnitCosts(
+  db: PrismaClient,
+  o: { lines: Array<{ id: string; svcVid: string | null }> },
+): Promise<Map<string, string>> {
+  const vids = [...new Set(o.lines.flatMap((l) => (l.svcVid ? [l.svcVid] : [])))];
+  const known = vids.length
+    ? await db.catalogVariant.findMany({
+        where: { vid: { in: vids } },
+        select: { vid: true, costUsd: true },
+      })
+    : [];
+  const byVid = new Map(
+    known.flatMap((v) => (v.costUsd !== null ? [[v.vid, v.costUsd.toFixed(2)] as const] : [])),
+  );
+  const out = new Map<string, string>();
+  for (const l of o.lines) {
+    const c = l.svcVid ? byVid.get(l.svcVid) : undefined;
+    if (c) out.set(l.id, c);
+  }
+  return out;
 }
 
 const webhookLine = z.object({
