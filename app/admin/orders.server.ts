@@ -242,7 +242,7 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
   // Held before placing, the order has no lines of its own yet: show the shop's.
   const pendingLines = o.lines.length === 0 ? await webhookLines(db, shop, o.shopifyOrderId) : [];
   const lastError = [...o.timeline].reverse().find((t) => t.outcome === "error");
-  const costs = await serviceUnitCosts(db, o);
+  const costs = await serviceLineCosts(db, o);
   return {
     id: o.id,
     name: orderName(o),
@@ -305,8 +305,8 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
       /** The shop's selling price (in the shop's currency), and in USD as sent to the service. */
       unitPrice: l.unitPrice,
       unitPriceUsd: l.unitPriceUsd,
-      /** What the service charges for one unit (USD): never the shop's price. */
-      serviceUnitCost: costs.get(l.id) ?? null,
+      /** What the service charges for the line (USD; per unit when known): never the shop's price. */
+      serviceCost: costs.get(l.id) ?? null,
       svcVid: l.svcVid,
       fulfilledQuantity: l.fulfilledQuantity,
     })),
@@ -339,14 +339,20 @@ export async function shopTimeZone(db: PrismaClient, shop: string): Promise<stri
 }
 
 /**
- * What the service charges per unit of each line (USD), by line id: the catalog's price of the
- * line's variant, as the service quoted it when the app last read the product. Lines whose
- * price the app has not read are left out (shown as not known, never as the shop's price).
+ * What the service charges for each line (USD), by line id: the catalog's price of the line's
+ * variant (as the service quoted it when the app last read the product) times the quantity;
+ * for an order of one line whose catalog price is not known, the service order's own amount
+ * less its quoted shipping. Lines with neither are left out (shown as not known, never as the
+ * shop's price).
  */
-async function serviceUnitCosts(
+async function serviceLineCosts(
   db: PrismaClient,
-  o: { lines: Array<{ id: string; svcVid: string | null }> },
-): Promise<Map<string, string>> {
+  o: {
+    amount: string | null;
+    shippingCost: string | null;
+    lines: Array<{ id: string; svcVid: string | null; quantity: number }>;
+  },
+): Promise<Map<string, { unit: string | null; total: string }>> {
   const vids = [...new Set(o.lines.flatMap((l) => (l.svcVid ? [l.svcVid] : [])))];
   const known = vids.length
     ? await db.catalogVariant.findMany({
@@ -355,15 +361,28 @@ async function serviceUnitCosts(
       })
     : [];
   const byVid = new Map(
-    known.flatMap((v) => (v.costUsd !== null ? [[v.vid, v.costUsd.toFixed(2)] as const] : [])),
+    known.flatMap((v) =>
+      v.costUsd !== null ? [[v.vid, cents(v.costUsd.toFixed(2))] as const] : [],
+    ),
   );
-  const out = new Map<string, string>();
+  const out = new Map<string, { unit: string | null; total: string }>();
   for (const l of o.lines) {
-    const c = l.svcVid ? byVid.get(l.svcVid) : undefined;
-    if (c) out.set(l.id, c);
+    const unit = l.svcVid ? byVid.get(l.svcVid) : undefined;
+    if (unit !== undefined) out.set(l.id, { unit: usd(unit), total: usd(unit * l.quantity) });
+  }
+  const only = o.lines.length === 1 ? o.lines[0]! : undefined;
+  if (only && !out.has(only.id) && o.amount && o.shippingCost) {
+    const goods = cents(o.amount) - cents(o.shippingCost);
+    if (Number.isFinite(goods) && goods > 0) {
+      const even = only.quantity > 0 && goods % only.quantity === 0;
+      out.set(only.id, { unit: even ? usd(goods / only.quantity) : null, total: usd(goods) });
+    }
   }
   return out;
 }
+
+const cents = (v: string) => Math.round(Number(v) * 100);
+const usd = (c: number) => (c / 100).toFixed(2);
 
 const webhookLine = z.object({
   title: z.string().catch(""),

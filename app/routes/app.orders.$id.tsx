@@ -28,7 +28,8 @@ import { ConfirmSubmit } from "../components/ConfirmSubmit";
 import { useSubmitOnce } from "../components/SubmitOnce";
 import { useAutoRefresh } from "../components/useAutoRefresh";
 import { BULK_LABELS, fittingActions } from "../admin/order-fit";
-import { isScheduled, scheduledText, validZone } from "../admin/order-states";
+import { isScheduled, scheduledText, shopDateTime, validZone } from "../admin/order-states";
+import { batchWords, flagWords, plainMessage, stepWords } from "../admin/plain-words";
 import { requireAdmin } from "../admin/context.server";
 import { orderAction } from "../admin/order-actions.server";
 import { orderDetail } from "../admin/orders.server";
@@ -39,7 +40,6 @@ import { RepairCard, type RepairData } from "../components/RepairCard";
 import { repairAction, repairCardData } from "../repair/page.server";
 import { SandboxCard, ShipButton } from "../components/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
-import { formatDateTime } from "../components/format";
 import { itemsTotal, rateText } from "../fx/format";
 import { prisma } from "../db.server";
 import { disputesOfOrder } from "../disputes/page.server";
@@ -105,27 +105,19 @@ function ProblemBanner({ order }: { order: Detail }) {
       tone={order.state === "FAILED" || order.flag ? "critical" : "warning"}
       title={order.state === "HELD" ? "Held" : "Needs attention"}
     >
-      <p>{order.reasonMessage ?? order.flag}</p>
+      <p>{plainMessage(order.reasonMessage, order.timeZone) || flagWords(order.flag)}</p>
+      {order.flag && order.reasonMessage ? <p>{flagWords(order.flag)}</p> : null}
       {order.lastError?.message && order.lastError.message !== order.reasonMessage ? (
-        <Text as="p">{`Last error: ${order.lastError.message}`}</Text>
+        <Text as="p">{`Last error: ${plainMessage(order.lastError.message, order.timeZone)}`}</Text>
       ) : null}
     </Banner>
   );
 }
 
-/** "12.50" × 3 → "37.50", in cents (never floats for money). */
-function times(amount: string, quantity: number): string {
-  const cents = Math.round(Number(amount) * 100) * quantity;
-  return Number.isFinite(cents) ? (cents / 100).toFixed(2) : "—";
-}
-
 /** The lines' service cost (USD) when every line's is known, else blank. */
-function serviceTotal(lines: Array<{ serviceUnitCost: string | null; quantity: number }>): string {
-  if (lines.length === 0 || lines.some((l) => !l.serviceUnitCost)) return "";
-  const cents = lines.reduce(
-    (a, l) => a + Math.round(Number(l.serviceUnitCost) * 100) * l.quantity,
-    0,
-  );
+function serviceTotal(lines: Array<{ serviceCost: { total: string } | null }>): string {
+  if (lines.length === 0 || lines.some((l) => !l.serviceCost)) return "";
+  const cents = lines.reduce((a, l) => a + Math.round(Number(l.serviceCost!.total) * 100), 0);
   return Number.isFinite(cents) ? (cents / 100).toFixed(2) : "";
 }
 
@@ -364,7 +356,7 @@ export default function OrderPage() {
                           <Badge>Not in the shop yet</Badge>
                         )}
                         {s.deliveredAt ? (
-                          <Badge tone="success">{`Delivered ${formatDateTime(s.deliveredAt)}`}</Badge>
+                          <Badge tone="success">{`Delivered ${shopDateTime(s.deliveredAt, order.timeZone)}`}</Badge>
                         ) : null}
                       </InlineStack>
                     </div>
@@ -424,7 +416,7 @@ export default function OrderPage() {
                       <li key={t.id} style={{ marginBottom: 8 }}>
                         <InlineStack gap="200" blockAlign="center">
                           <Text as="span" tone="subdued">
-                            {formatDateTime(t.at)}
+                            {shopDateTime(t.at, order.timeZone)}
                           </Text>
                           <Badge
                             tone={
@@ -437,18 +429,26 @@ export default function OrderPage() {
                                     : undefined
                             }
                           >
-                            {t.step}
+                            {stepWords(t.step)}
                           </Badge>
-                          <Text as="span">{t.message ?? ""}</Text>
-                          {t.errorCode ? (
-                            <Text as="span" tone="critical">
-                              {t.errorCode}
-                            </Text>
-                          ) : null}
-                          {t.requestId ? (
-                            <Text as="span" tone="subdued">
-                              request {t.requestId}
-                            </Text>
+                          <Text as="span">{plainMessage(t.message, order.timeZone)}</Text>
+                          {t.errorCode || t.requestId ? (
+                            // For support: kept out of the sentence, one click away.
+                            <details>
+                              <summary>
+                                <Text as="span" tone="subdued" variant="bodySm">
+                                  Technical details
+                                </Text>
+                              </summary>
+                              <Text as="span" tone="subdued" variant="bodySm">
+                                {[
+                                  t.errorCode ? `code ${t.errorCode}` : null,
+                                  t.requestId ? `request ${t.requestId}` : null,
+                                ]
+                                  .filter(Boolean)
+                                  .join(" · ")}
+                              </Text>
+                            </details>
                           ) : null}
                         </InlineStack>
                       </li>
@@ -467,7 +467,12 @@ export default function OrderPage() {
                 <KeyboardDataTable
                   label="Order lines from the shop"
                   columnContentTypes={["text", "text", "numeric", "numeric"]}
-                  headings={["Item", "SKU", "Quantity", `Unit price (${order.currency ?? "shop"})`]}
+                  headings={[
+                    "Item",
+                    "SKU",
+                    "Quantity",
+                    `Shop price (${order.currency ?? "shop currency"})`,
+                  ]}
                   rows={order.pendingLines.map((l) => [
                     l.variant_title ? `${l.title} — ${l.variant_title}` : l.title,
                     l.sku ?? "—",
@@ -477,42 +482,46 @@ export default function OrderPage() {
                 />
               </Card>
             ) : null}
-            <Card padding="0">
-              <KeyboardDataTable
-                label="Order lines"
-                columnContentTypes={["text", "numeric", "numeric", "numeric", "text"]}
-                headings={[
-                  "Item",
-                  "Quantity",
-                  `Shop price (${order.currency ?? "shop currency"})`,
-                  "Service cost (USD)",
-                  "Catalog variant",
-                ]}
-                rows={order.lines.map((l) => [
-                  <LineItem key={l.id} line={l} />,
-                  l.quantity,
-                  // What the customer pays the shop: the selling price, in the shop's currency.
-                  l.unitPrice,
-                  // What the service charges the merchant: never the selling price.
-                  l.serviceUnitCost ? (
-                    <span key="cost" data-service-cost={l.serviceUnitCost}>
-                      {`${l.serviceUnitCost} × ${l.quantity} = ${times(l.serviceUnitCost, l.quantity)}`}
-                    </span>
-                  ) : (
-                    "not known yet"
-                  ),
-                  l.svcVid ? (
-                    <span key="vid" title={l.svcVid} style={{ fontFamily: "monospace" }}>
-                      {l.svcVid.length > 12 ? `${l.svcVid.slice(0, 8)}…` : l.svcVid}
-                    </span>
-                  ) : (
-                    "not connected"
-                  ),
-                ])}
-                totals={["", "", itemsTotal(order.lines), serviceTotal(order.lines), ""]}
-                totalsName={{ singular: "Items total", plural: "Items total" }}
-              />
-            </Card>
+            {order.lines.length > 0 ? (
+              <Card padding="0">
+                <KeyboardDataTable
+                  label="Order lines"
+                  columnContentTypes={["text", "numeric", "numeric", "numeric", "text"]}
+                  headings={[
+                    "Item",
+                    "Quantity",
+                    `Shop price (${order.currency ?? "shop currency"})`,
+                    "Service cost (USD)",
+                    "Catalog variant",
+                  ]}
+                  rows={order.lines.map((l) => [
+                    <LineItem key={l.id} line={l} />,
+                    l.quantity,
+                    // What the customer pays the shop: the selling price, in the shop's currency.
+                    l.unitPrice,
+                    // What the service charges the merchant: never the selling price.
+                    l.serviceCost ? (
+                      <span key="cost" data-service-cost={l.serviceCost.total}>
+                        {l.serviceCost.unit
+                          ? `${l.serviceCost.unit} × ${l.quantity} = ${l.serviceCost.total}`
+                          : `${l.serviceCost.total} for ${l.quantity}`}
+                      </span>
+                    ) : (
+                      "not known yet"
+                    ),
+                    l.svcVid ? (
+                      <span key="vid" title={l.svcVid} style={{ fontFamily: "monospace" }}>
+                        {l.svcVid.length > 12 ? `${l.svcVid.slice(0, 8)}…` : l.svcVid}
+                      </span>
+                    ) : (
+                      "not connected"
+                    ),
+                  ])}
+                  totals={["", "", itemsTotal(order.lines), serviceTotal(order.lines), ""]}
+                  totalsName={{ singular: "Items total", plural: "Items total" }}
+                />
+              </Card>
+            ) : null}
           </BlockStack>
         </Layout.Section>
         <Layout.Section variant="oneThird">
@@ -573,13 +582,8 @@ export default function OrderPage() {
                         : "—",
                     ],
                     ["Exchange rate", rateText(order)],
-                    ["Paid", order.paidAt ? formatDateTime(order.paidAt) : "not yet"],
-                    [
-                      "Batch",
-                      order.payment
-                        ? `${order.payment.state}${order.payment.error ? ` — ${order.payment.error}` : ""}`
-                        : "—",
-                    ],
+                    ["Paid", order.paidAt ? shopDateTime(order.paidAt, order.timeZone) : "not yet"],
+                    ["Batch", order.payment ? batchWords(order.payment.state) : "—"],
                   ]}
                 />
               </BlockStack>
@@ -599,7 +603,7 @@ export default function OrderPage() {
                       ["Delivered", order.deliveredAt],
                       ["Cancelled", order.cancelledAt],
                     ] as const
-                  ).flatMap(([k, v]) => (v ? [[k, formatDateTime(v)] as const] : []))}
+                  ).flatMap(([k, v]) => (v ? [[k, shopDateTime(v, order.timeZone)] as const] : []))}
                 />
               </BlockStack>
             </Card>

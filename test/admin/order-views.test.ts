@@ -143,12 +143,23 @@ describe("the order's lines", () => {
     const detail = await orderDetail(prisma, h.shopDomain, row.id);
     const line = detail!.lines[0]!;
     expect(line.unitPrice).toBe("61.88");
-    expect(line.serviceUnitCost).toBe("12.34");
+    expect(line.serviceCost).toEqual({ unit: "12.34", total: "24.68" });
 
-    // A variant whose price the app has not read: not known, never the shop's price.
+    // A variant whose price the app has not read: the service order's amount less its quoted
+    // shipping (one line), never the shop's price.
     await prisma.catalogVariant.delete({ where: { vid } });
+    const derived = (await orderDetail(prisma, h.shopDomain, row.id))!.lines[0]!;
+    const goods = (
+      (Math.round(Number(row.amount) * 100) - Math.round(Number(row.shippingCost) * 100)) /
+      100
+    ).toFixed(2);
+    expect(derived.serviceCost?.total).toBe(goods);
+    expect(derived.serviceCost?.total).not.toBe("123.76");
+
+    // Nothing known at the service yet: not known, never the shop's price.
+    await prisma.shopOrder.update({ where: { id: row.id }, data: { amount: null } });
     const unknown = (await orderDetail(prisma, h.shopDomain, row.id))!.lines[0]!;
-    expect(unknown.serviceUnitCost).toBeNull();
+    expect(unknown.serviceCost).toBeNull();
   });
 });
 
