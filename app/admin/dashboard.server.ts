@@ -3,7 +3,7 @@
  * health, the warnings that need the merchant, problems. The live balance is not awaited here:
  * the page shows it (and an outage it reveals) when it comes (see `liveBalance`).
  */
-import { orderName } from "./order-states";
+import { isScheduled, orderName } from "./order-states";
 import type { PrismaClient } from "@prisma/client";
 import { getSettings, type ShopSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";
@@ -23,17 +23,25 @@ export async function dashboardData(
   const since = new Date(Math.floor(now / DAY) * DAY - 13 * DAY);
   // Read once: the warnings and the onboarding both need them.
   const settings = await getSettings(db, shop);
-  const [counts, recent, problems, account, connections, shopRow, warnings, money] =
+  const [counts, scheduled, recent, problems, account, connections, shopRow, warnings, money] =
     await Promise.all([
       stateCounts(db, shop),
+      db.shopOrder.count({
+        where: { shopDomain: shop, state: "HELD", reasonCode: "review_window" },
+      }),
       db.shopOrder.findMany({
         where: { shopDomain: shop, createdAt: { gte: since } },
-        select: { createdAt: true, state: true, flag: true },
+        select: { createdAt: true, state: true, flag: true, reasonCode: true },
       }),
       db.shopOrder.findMany({
         where: {
           shopDomain: shop,
-          OR: [{ state: { in: PROBLEM_STATES } }, { flag: { not: null } }],
+          // A review-window wait is scheduled, not a problem.
+          OR: [
+            { state: "FAILED" },
+            { state: "HELD", NOT: { reasonCode: "review_window" } },
+            { flag: { not: null } },
+          ],
         },
         orderBy: { updatedAt: "desc" },
         take: 5,
@@ -62,12 +70,16 @@ export async function dashboardData(
   for (const o of recent) {
     const bucket = days[Math.floor((o.createdAt.getTime() - since.getTime()) / DAY)];
     if (!bucket) continue;
-    if (o.flag || PROBLEM_STATES.includes(o.state as never)) bucket.problems++;
+    if (o.flag || (PROBLEM_STATES.includes(o.state as never) && !isScheduled(o)))
+      bucket.problems++;
     else if (DONE.includes(o.state)) bucket.done++;
     else if (o.state !== "CANCELLED") bucket.inProgress++;
   }
   return {
-    counts,
+    /** Orders per state; held ones without those only scheduled (they are `scheduled`). */
+    counts: { ...counts, HELD: counts.HELD - scheduled },
+    /** Orders waiting for the review window: placed by themselves at their time. */
+    scheduled,
     days,
     account,
     warnings,
@@ -123,12 +135,16 @@ export async function warningsOf(db: PrismaClient, shop: string, given?: ShopSet
       _count: { _all: true },
     }),
     db.shopOrder.count({ where: { shopDomain: shop, state: { in: IN_FLIGHT } } }),
-    // What the orders waiting for payment will cost.
+    // What the orders waiting for payment will cost: created and not in a payment yet, and
+    // those held for the balance, in a payment batch or not (a batch the balance did not cover
+    // keeps its orders; their amounts are what the service asks).
     db.shopOrder.findMany({
       where: {
         shopDomain: shop,
-        paymentBatchId: null,
-        OR: [{ state: "CREATED" }, { state: "HELD", reasonCode: "short_balance" }],
+        OR: [
+          { state: "CREATED", paymentBatchId: null },
+          { state: "HELD", reasonCode: "short_balance" },
+        ],
       },
       select: { amount: true },
     }),

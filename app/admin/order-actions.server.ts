@@ -50,6 +50,10 @@ export async function runOrderAction(
   note?: string,
 ): Promise<{ ok: true; message: string } | { ok: false; error: string }> {
   const opts = { shopDomain: shop };
+  const before = await deps.prisma.shopOrder.findFirst({
+    where: { id: orderId, shopDomain: shop },
+    select: { state: true, reasonCode: true, reasonMessage: true },
+  });
   const r =
     intent === "retry"
       ? await retryOrder(deps, orderId, opts)
@@ -59,14 +63,62 @@ export async function runOrderAction(
           ? await releaseOrder(deps, orderId, opts)
           : await cancelOrder(deps, { orderId }, { ...opts, source: "merchant" });
   if (!r.ok) return { ok: false, error: r.error };
-  return {
-    ok: true,
-    // A retry that places again says what happens next, not "done".
-    message:
-      intent === "retry" && r.state === "RECEIVED" && r.note
-        ? r.note
-        : `Done: the order is now ${r.state}.${r.note ? ` ${r.note}` : ""}`,
-  };
+  const refusedBefore = before && REFUSALS.includes(before.reasonCode ?? "") ? before : null;
+  const unchanged = refusedBefore ? !(await changedSinceRefusal(deps, orderId)) : false;
+  return { ok: true, message: afterAction(intent, r, refusedBefore, unchanged) };
+}
+
+/** Failures where the service said no (not an outage): they come back unless the cause is fixed. */
+const REFUSALS = ["create_failed", "intercepted", "payment_failed"];
+
+/** Was anything corrected (a repair) since the order's last error? */
+async function changedSinceRefusal(deps: FulfilmentDeps, orderId: string): Promise<boolean> {
+  const lastError = await deps.prisma.timelineEntry.findFirst({
+    where: { orderId, outcome: "error" },
+    orderBy: [{ at: "desc" }, { id: "desc" }],
+    select: { at: true, id: true },
+  });
+  if (!lastError) return true;
+  const fixes = await deps.prisma.timelineEntry.count({
+    where: { orderId, step: "repair", id: { gt: lastError.id } },
+  });
+  return fixes > 0;
+}
+
+/**
+ * What the merchant reads after an action: what happens now and, when the cause that stopped
+ * the order is still there, that cause, in plain words (never "Done" for nothing done).
+ */
+export function afterAction(
+  intent: SingleIntent,
+  r: { state: string; note?: string },
+  refused: { reasonMessage: string | null } | null,
+  unchanged: boolean,
+): string {
+  if (refused && unchanged && (intent === "retry" || intent === "release")) {
+    const why = (refused.reasonMessage ?? "")
+      .replace(/\s*Correct the cause, then Retry\.?$/, "")
+      .replace(/\.?$/, ".");
+    return `Sent again, but nothing was corrected since the service refused it${why.length > 1 ? `: ${why}` : "."} It will most likely be refused again: correct the address or the shipping method in Repair first.`;
+  }
+  if (intent === "cancel") {
+    return r.state === "CANCELLED"
+      ? "Cancelled: the order leaves the pipeline and is not sent to the service."
+      : `The order could not be cancelled at once${r.note?.includes("paid") ? ": it is already paid at the service and will still ship" : ": its payment is under way"}. It is flagged for you to follow up.`;
+  }
+  if (intent === "hold") return "Held: the order waits here until you release it.";
+  if (r.note) return r.note;
+  if (["PAID", "SHIPPED", "FULFILLED", "DELIVERED"].includes(r.state)) {
+    return "Its tracking is checked again now.";
+  }
+  switch (r.state) {
+    case "RECEIVED":
+      return "It is being placed now: the timeline shows the outcome in a moment.";
+    case "CREATED":
+      return "It goes into the next payment from the service balance.";
+    default:
+      return "It goes on from where it stopped: the timeline shows the outcome in a moment.";
+  }
 }
 
 async function payNow(

@@ -28,7 +28,12 @@ export function fits(intent: BulkIntent, o: FitFacts): boolean {
   switch (intent) {
     case "retry":
       // Held or failed orders go on; a paid order with a problem has its tracking checked again.
-      return o.state === "HELD" || o.state === "FAILED" || (PAID.includes(o.state) && !!o.flag);
+      // A scheduled order (the review window) has nothing to retry: it is placed at its time.
+      return (
+        (o.state === "HELD" && o.reasonCode !== "review_window") ||
+        o.state === "FAILED" ||
+        (PAID.includes(o.state) && !!o.flag)
+      );
     case "pay-now":
       return (
         Boolean(o.svcOrderId) &&

@@ -121,7 +121,7 @@ export async function listOrders(db: PrismaClient, shop: string, search: URLSear
       : q.sort === "updated"
         ? [{ updatedAt: "desc" }, { id: "desc" }]
         : [{ createdAt: "desc" }, { id: "desc" }];
-  const [rows, total, counts, viewCounts] = await Promise.all([
+  const [rows, total, counts, viewCounts, timeZone] = await Promise.all([
     db.shopOrder.findMany({
       where,
       orderBy,
@@ -134,6 +134,7 @@ export async function listOrders(db: PrismaClient, shop: string, search: URLSear
     db.shopOrder.count({ where }),
     stateCounts(db, shop),
     viewCountsOf(db, shop),
+    shopTimeZone(db, shop),
   ]);
   return {
     filter: {
@@ -146,6 +147,7 @@ export async function listOrders(db: PrismaClient, shop: string, search: URLSear
       page: q.page,
     },
     total,
+    timeZone,
     pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
     counts,
     viewCounts,
@@ -156,6 +158,7 @@ export async function listOrders(db: PrismaClient, shop: string, search: URLSear
       reasonCode: o.reasonCode,
       reasonMessage: o.reasonMessage,
       flag: o.flag,
+      placeAfter: o.placeAfter?.toISOString() ?? null,
       amount: o.amount,
       currency: o.currency,
       shopTotal: o.shopTotal,
@@ -239,6 +242,7 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
   // Held before placing, the order has no lines of its own yet: show the shop's.
   const pendingLines = o.lines.length === 0 ? await webhookLines(db, shop, o.shopifyOrderId) : [];
   const lastError = [...o.timeline].reverse().find((t) => t.outcome === "error");
+  const costs = await serviceLineCosts(db, o);
   return {
     id: o.id,
     name: orderName(o),
@@ -262,6 +266,8 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
     reasonCode: o.reasonCode,
     reasonMessage: o.reasonMessage,
     flag: o.flag,
+    placeAfter: o.placeAfter?.toISOString() ?? null,
+    timeZone: await shopTimeZone(db, shop),
     orderNumber: o.orderNumber,
     svcOrderId: o.svcOrderId,
     isSandbox: o.isSandbox,
@@ -296,8 +302,11 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
       sku: l.sku,
       image: safeUrl(l.image),
       quantity: l.quantity,
+      /** The shop's selling price (in the shop's currency), and in USD as sent to the service. */
       unitPrice: l.unitPrice,
       unitPriceUsd: l.unitPriceUsd,
+      /** What the service charges for the line (USD; per unit when known): never the shop's price. */
+      serviceCost: costs.get(l.id) ?? null,
       svcVid: l.svcVid,
       fulfilledQuantity: l.fulfilledQuantity,
     })),
@@ -321,6 +330,59 @@ export async function orderDetail(db: PrismaClient, shop: string, id: string) {
     })),
   };
 }
+
+/** The shop's IANA time zone (Shopify's `shop.ianaTimezone`), or null: the pages then show UTC. */
+export async function shopTimeZone(db: PrismaClient, shop: string): Promise<string | null> {
+  void db;
+  void shop;
+  return null;
+}
+
+/**
+ * What the service charges for each line (USD), by line id: the catalog's price of the line's
+ * variant (as the service quoted it when the app last read the product) times the quantity;
+ * for an order of one line whose catalog price is not known, the service order's own amount
+ * less its quoted shipping. Lines with neither are left out (shown as not known, never as the
+ * shop's price).
+ */
+async function serviceLineCosts(
+  db: PrismaClient,
+  o: {
+    amount: string | null;
+    shippingCost: string | null;
+    lines: Array<{ id: string; svcVid: string | null; quantity: number }>;
+  },
+): Promise<Map<string, { unit: string | null; total: string }>> {
+  const vids = [...new Set(o.lines.flatMap((l) => (l.svcVid ? [l.svcVid] : [])))];
+  const known = vids.length
+    ? await db.catalogVariant.findMany({
+        where: { vid: { in: vids } },
+        select: { vid: true, costUsd: true },
+      })
+    : [];
+  const byVid = new Map(
+    known.flatMap((v) =>
+      v.costUsd !== null ? [[v.vid, cents(v.costUsd.toFixed(2))] as const] : [],
+    ),
+  );
+  const out = new Map<string, { unit: string | null; total: string }>();
+  for (const l of o.lines) {
+    const unit = l.svcVid ? byVid.get(l.svcVid) : undefined;
+    if (unit !== undefined) out.set(l.id, { unit: usd(unit), total: usd(unit * l.quantity) });
+  }
+  const only = o.lines.length === 1 ? o.lines[0]! : undefined;
+  if (only && !out.has(only.id) && o.amount && o.shippingCost) {
+    const goods = cents(o.amount) - cents(o.shippingCost);
+    if (Number.isFinite(goods) && goods > 0) {
+      const even = only.quantity > 0 && goods % only.quantity === 0;
+      out.set(only.id, { unit: even ? usd(goods / only.quantity) : null, total: usd(goods) });
+    }
+  }
+  return out;
+}
+
+const cents = (v: string) => Math.round(Number(v) * 100);
+const usd = (c: number) => (c / 100).toFixed(2);
 
 const webhookLine = z.object({
   title: z.string().catch(""),

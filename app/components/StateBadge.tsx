@@ -1,7 +1,8 @@
 import { Badge } from "@shopify/polaris";
-import { STATE_LABELS, STATE_TONES } from "../admin/order-states";
+import { stateLabelOf } from "../admin/order-states";
 
-export function StateBadge({ state }: { state: string }) {
-  const tone = STATE_TONES[state];
-  return <Badge tone={tone === "neutral" ? undefined : tone}>{STATE_LABELS[state] ?? state}</Badge>;
+/** An order's state as the merchant reads it; with its reason, a review-window wait is "Scheduled". */
+export function StateBadge({ state, reasonCode }: { state: string; reasonCode?: string | null }) {
+  const { label, tone } = stateLabelOf({ state, reasonCode: reasonCode ?? null });
+  return <Badge tone={tone === "neutral" ? undefined : tone}>{label}</Badge>;
 }

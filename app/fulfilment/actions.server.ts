@@ -173,6 +173,12 @@ export async function releaseOrder(
     });
     return { ok: true, state: o.state, note: "The balance is checked again now." };
   }
+  // Release skips the review window, the risk hold and the cost guard (the merchant's call);
+  // a cause it cannot remove (no match, no account, paused) is said, and nothing changes.
+  if (o.reasonCode !== "review_window" && o.reasonCode !== "cost_guard") {
+    const still = await stillHeld(db, o, deps.clock.now());
+    if (still) return { ok: false, error: still };
+  }
   if (o.svcOrderId || o.placedAt)
     return resumeCreated(deps, o, "release", "Released by the merchant.");
   return placeAgain(deps, o, "release", "Released by the merchant.");

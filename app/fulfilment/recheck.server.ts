@@ -32,14 +32,23 @@ export async function recheckHeld(
       shopTotal: true,
       currency: true,
       fxRate: true,
+      createdAt: true,
+      placeAfter: true,
     },
     take: 1000,
   });
   const accounts = new Set<string>();
-  const settings = held.some((o) => o.reasonCode === "cost_guard")
+  const settings = held.some((o) => o.reasonCode === "cost_guard" || o.reasonCode === "review_window")
     ? await getSettings(db, shopDomain)
     : null;
+  // Scheduled orders are not held for a problem: they are not counted as checked again.
+  let scheduled = 0;
   for (const o of held) {
+    if (o.reasonCode === "review_window") {
+      scheduled++;
+      if (settings) await moveReviewWindow(db, shopDomain, o, settings.reviewWindowMinutes, key);
+      continue;
+    }
     if (o.reasonCode === "short_balance") {
       if (o.svcAccountId) accounts.add(o.svcAccountId);
       continue;
@@ -73,11 +82,47 @@ export async function recheckHeld(
       key: `recheck:${key}`,
     });
   }
-  return held.length;
+  return held.length - scheduled;
 }
 
-/** The causes a settings save can remove. */
+/**
+ * A shorter review window in Settings brings a waiting order's time forward (received + the
+ * new window; at once when that has passed). A longer one leaves it: the merchant was told a
+ * time, and an order is never placed later than it said.
+ */
+async function moveReviewWindow(
+  db: Db,
+  shopDomain: string,
+  o: { id: string; createdAt: Date; placeAfter: Date | null },
+  minutes: number,
+  key: string,
+): Promise<void> {
+  const at = new Date(o.createdAt.getTime() + minutes * 60_000);
+  if (o.placeAfter && at.getTime() >= o.placeAfter.getTime()) return;
+  const n = await db.shopOrder.updateMany({
+    where: { id: o.id, state: "HELD", reasonCode: "review_window" },
+    data: {
+      placeAfter: at,
+      reasonMessage: `Waiting ${minutes} minutes (the review window) before sending it to the service.`,
+    },
+  });
+  if (n.count === 0) return;
+  await addTimeline(db, o.id, {
+    step: "schedule",
+    outcome: "info",
+    message: `The review window is now ${minutes} minutes: the order is placed earlier.`,
+  });
+  await schedulePlace(db, {
+    orderId: o.id,
+    shopDomain,
+    delayMs: Math.max(0, at.getTime() - Date.now()),
+    key: `window:${at.getTime()}:${key}`,
+  });
+}
+
+/** The causes a settings save can remove (a shorter review window moves scheduled orders). */
 export const SETTINGS_CAUSES: ReasonCode[] = [
+  "review_window",
   "cost_guard",
   "settings_incomplete",
   "paused",

@@ -104,8 +104,9 @@ export async function detectNotices(
           shopDomain: shop,
           state: "HELD",
           updatedAt: { gte: since, lte: heldBefore },
-          // An outage has its own notice (and its own end).
-          NOT: { reasonCode: "service_unavailable" },
+          // An outage has its own notice (and its own end); a review-window wait is scheduled,
+          // not a problem.
+          NOT: { reasonCode: { in: ["service_unavailable", "review_window"] } },
         },
         orderBy: { updatedAt: "desc" },
         take: SCAN_MAX,

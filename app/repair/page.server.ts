@@ -93,8 +93,24 @@ async function methodsFor(
   const products = o.lines.flatMap((l) =>
     l.svcVid ? [{ vid: l.svcVid, quantity: l.quantity }] : [],
   );
-  if (!account || products.length === 0 || !/^[A-Z]{2}$/.test(country)) {
-    return { options: [], error: "No quote yet: the order needs an account and matched lines." };
+  // The real reason there is no quote, in the merchant's words.
+  if (!account) {
+    return { options: [], error: "No quote: connect a service account in Settings first." };
+  }
+  if (o.lines.length === 0) {
+    return {
+      options: [],
+      error: "No quote yet: the order's products are looked up when it is placed.",
+    };
+  }
+  if (products.length === 0) {
+    return {
+      options: [],
+      error: "No quote: no product of this order is matched to the catalog (see Products).",
+    };
+  }
+  if (!/^[A-Z]{2}$/.test(country)) {
+    return { options: [], error: "No quote: enter the two-letter country code (like US or DE)." };
   }
   const settings = await getSettings(db, o.shopDomain);
   const from = ruleFor(settings.shippingRules, country)?.from ?? settings.fromCountryCode;

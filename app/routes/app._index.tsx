@@ -243,6 +243,14 @@ export default function Dashboard() {
                     </BlockStack>
                   </Link>
                 ))}
+                <Link to="/app/orders?view=to_place" style={{ textDecoration: "none" }}>
+                  <BlockStack gap="050" inlineAlign="center">
+                    <Text as="span" variant="headingLg">
+                      {d.scheduled}
+                    </Text>
+                    <StateBadge state="HELD" reasonCode="review_window" />
+                  </BlockStack>
+                </Link>
               </InlineStack>
               <Text as="h3" variant="headingSm">
                 Last 14 days

@@ -28,6 +28,8 @@ import { ConfirmSubmit } from "../components/ConfirmSubmit";
 import { useSubmitOnce } from "../components/SubmitOnce";
 import { useAutoRefresh } from "../components/useAutoRefresh";
 import { BULK_LABELS, fittingActions } from "../admin/order-fit";
+import { isScheduled, scheduledText, shopDateTime, validZone } from "../admin/order-states";
+import { batchWords, flagWords, plainMessage, stepWords } from "../admin/plain-words";
 import { requireAdmin } from "../admin/context.server";
 import { orderAction } from "../admin/order-actions.server";
 import { orderDetail } from "../admin/orders.server";
@@ -38,7 +40,6 @@ import { RepairCard, type RepairData } from "../components/RepairCard";
 import { repairAction, repairCardData } from "../repair/page.server";
 import { SandboxCard, ShipButton } from "../components/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
-import { formatDateTime } from "../components/format";
 import { itemsTotal, rateText } from "../fx/format";
 import { prisma } from "../db.server";
 import { disputesOfOrder } from "../disputes/page.server";
@@ -73,15 +74,51 @@ export const action = async ({ request, params }: ActionFunctionArgs) => {
 
 /** The order page's own labels; which actions show is order-fit's (the same as the list's). */
 const ACTION_HELP: Record<string, string> = {
-  retry: "Send it on from where it stopped",
-  hold: "Stop it here until you release it",
-  release: "Let it go on now",
+  retry: "send it on from where it stopped",
+  hold: "stop it here until you release it",
+  release: "let it go on now",
 };
 
-/** "12.50" × 3 → "37.50", in cents (never floats for money). */
-function times(amount: string, quantity: number): string {
-  const cents = Math.round(Number(amount) * 100) * quantity;
-  return Number.isFinite(cents) ? (cents / 100).toFixed(2) : "—";
+type Detail = ReturnType<typeof useLoaderData<typeof loader>>["order"];
+
+/** The zone's name as the merchant reads it ("Europe/Paris"; UTC when the shop's is unknown). */
+function zoneName(timeZone: string | null): string {
+  return validZone(timeZone).replace(/_/g, " ");
+}
+
+/**
+ * What stops the order, when something does: a failed or held order, or a problem after payment.
+ * A scheduled order (the review window) and a cancelled one are not problems.
+ */
+function ProblemBanner({ order }: { order: Detail }) {
+  if (isScheduled(order)) return null;
+  if (order.state === "CANCELLED" && !order.flag) {
+    return order.reasonMessage ? (
+      <Banner tone="info" title="Cancelled">
+        <p>{order.reasonMessage}</p>
+      </Banner>
+    ) : null;
+  }
+  if (!order.reasonMessage && !order.flag) return null;
+  return (
+    <Banner
+      tone={order.state === "FAILED" || order.flag ? "critical" : "warning"}
+      title={order.state === "HELD" ? "Held" : "Needs attention"}
+    >
+      <p>{plainMessage(order.reasonMessage, order.timeZone) || flagWords(order.flag)}</p>
+      {order.flag && order.reasonMessage ? <p>{flagWords(order.flag)}</p> : null}
+      {order.lastError?.message && order.lastError.message !== order.reasonMessage ? (
+        <Text as="p">{`Last error: ${plainMessage(order.lastError.message, order.timeZone)}`}</Text>
+      ) : null}
+    </Banner>
+  );
+}
+
+/** The lines' service cost (USD) when every line's is known, else blank. */
+function serviceTotal(lines: Array<{ serviceCost: { total: string } | null }>): string {
+  if (lines.length === 0 || lines.some((l) => !l.serviceCost)) return "";
+  const cents = lines.reduce((a, l) => a + Math.round(Number(l.serviceCost!.total) * 100), 0);
+  return Number.isFinite(cents) ? (cents / 100).toFixed(2) : "";
 }
 
 /** A line: the product's image, title, variant and SKU. */
@@ -179,6 +216,7 @@ export default function OrderPage() {
   const busy = navigation.state !== "idle";
   const once = useSubmitOnce(navigation.state === "submitting");
   const actions = fittingActions(order);
+  const scheduled = isScheduled(order);
   const [params] = useSearchParams();
   // The order moves on its own (webhooks, jobs); never while the merchant edits the Repair form.
   useAutoRefresh();
@@ -187,7 +225,7 @@ export default function OrderPage() {
       title={`Order ${order.name}`}
       titleMetadata={
         <span data-order-state={order.state}>
-          <StateBadge state={order.state} />
+          <StateBadge state={order.state} reasonCode={order.reasonCode} />
         </span>
       }
       backAction={{ content: "Orders", url: "/app/orders" }}
@@ -201,37 +239,29 @@ export default function OrderPage() {
               </Banner>
             ) : null}
             <FormStatus data={result} />
-            {order.reasonMessage || order.flag ? (
-              <Banner
-                tone={order.state === "FAILED" || order.flag ? "critical" : "warning"}
-                title={order.state === "HELD" ? "Held" : "Needs attention"}
-              >
-                <p>{order.reasonMessage ?? order.flag}</p>
-                {order.flag ? (
-                  <Text as="p" tone="subdued">
-                    Problem: {order.flag}
-                  </Text>
-                ) : null}
-                {order.lastError?.message && order.lastError.message !== order.reasonMessage ? (
-                  <Text as="p">
-                    {`Last error: ${order.lastError.message}${order.lastError.errorCode ? ` (${order.lastError.errorCode})` : ""}`}
-                  </Text>
-                ) : null}
-                {order.reasonCode ? (
-                  <Text as="p" tone="subdued">
-                    Reason code: {order.reasonCode}
-                  </Text>
-                ) : null}
-              </Banner>
-            ) : null}
+            <ProblemBanner order={order} />
             <Card>
               <BlockStack gap="300">
                 <Text as="h2" variant="headingMd">
                   Actions
                 </Text>
+                {scheduled ? (
+                  <div data-scheduled={order.placeAfter ?? ""}>
+                    <BlockStack gap="100">
+                      <Text as="p" fontWeight="semibold">
+                        {scheduledText(order.placeAfter, order.timeZone, order.createdAt)}
+                      </Text>
+                      <Text as="p" tone="subdued">
+                        {`The review window gives you time to check or cancel the order; it then goes to the service by itself. Times are the shop's (${zoneName(order.timeZone)}).`}
+                      </Text>
+                    </BlockStack>
+                  </div>
+                ) : null}
                 {actions.length === 0 && !order.flag ? (
                   <Text as="p" tone="subdued">
-                    Nothing to do: the order goes on by itself.
+                    {order.state === "CANCELLED"
+                      ? "Nothing to do: the order is cancelled and left the pipeline."
+                      : "Nothing to do: the order goes on by itself."}
                   </Text>
                 ) : null}
                 <InlineStack gap="200" blockAlign="center">
@@ -251,16 +281,30 @@ export default function OrderPage() {
                       </Button>
                     </Form>
                   ) : null}
-                  {(["retry", "hold", "release"] as const)
+                  {(["release", "retry", "hold"] as const)
                     .filter((a) => actions.includes(a))
-                    .map((a) => (
-                      <Form method="post" key={a} onSubmit={once.onSubmit}>
-                        <input type="hidden" name="intent" value={a} />
-                        <Button submit disabled={busy} accessibilityLabel={ACTION_HELP[a]}>
-                          {BULK_LABELS[a]}
-                        </Button>
-                      </Form>
-                    ))}
+                    .map((a) => {
+                      // A scheduled order's Release is "Place now": it skips the review window.
+                      const label = scheduled && a === "release" ? "Place now" : BULK_LABELS[a];
+                      const help =
+                        scheduled && a === "release"
+                          ? "send it to the service without waiting"
+                          : ACTION_HELP[a];
+                      return (
+                        <Form method="post" key={a} onSubmit={once.onSubmit}>
+                          <input type="hidden" name="intent" value={a} />
+                          <Button
+                            submit
+                            disabled={busy}
+                            variant={scheduled && a === "release" ? "primary" : undefined}
+                            // The accessible name starts with the visible label (WCAG 2.5.3).
+                            accessibilityLabel={`${label}: ${help}`}
+                          >
+                            {label}
+                          </Button>
+                        </Form>
+                      );
+                    })}
                   {actions.includes("cancel") ? (
                     <ConfirmSubmit
                       intent="cancel"
@@ -312,7 +356,7 @@ export default function OrderPage() {
                           <Badge>Not in the shop yet</Badge>
                         )}
                         {s.deliveredAt ? (
-                          <Badge tone="success">{`Delivered ${formatDateTime(s.deliveredAt)}`}</Badge>
+                          <Badge tone="success">{`Delivered ${shopDateTime(s.deliveredAt, order.timeZone)}`}</Badge>
                         ) : null}
                       </InlineStack>
                     </div>
@@ -372,7 +416,7 @@ export default function OrderPage() {
                       <li key={t.id} style={{ marginBottom: 8 }}>
                         <InlineStack gap="200" blockAlign="center">
                           <Text as="span" tone="subdued">
-                            {formatDateTime(t.at)}
+                            {shopDateTime(t.at, order.timeZone)}
                           </Text>
                           <Badge
                             tone={
@@ -385,18 +429,26 @@ export default function OrderPage() {
                                     : undefined
                             }
                           >
-                            {t.step}
+                            {stepWords(t.step)}
                           </Badge>
-                          <Text as="span">{t.message ?? ""}</Text>
-                          {t.errorCode ? (
-                            <Text as="span" tone="critical">
-                              {t.errorCode}
-                            </Text>
-                          ) : null}
-                          {t.requestId ? (
-                            <Text as="span" tone="subdued">
-                              request {t.requestId}
-                            </Text>
+                          <Text as="span">{plainMessage(t.message, order.timeZone)}</Text>
+                          {t.errorCode || t.requestId ? (
+                            // For support: kept out of the sentence, one click away.
+                            <details>
+                              <summary>
+                                <Text as="span" tone="subdued" variant="bodySm">
+                                  Technical details
+                                </Text>
+                              </summary>
+                              <Text as="span" tone="subdued" variant="bodySm">
+                                {[
+                                  t.errorCode ? `code ${t.errorCode}` : null,
+                                  t.requestId ? `request ${t.requestId}` : null,
+                                ]
+                                  .filter(Boolean)
+                                  .join(" · ")}
+                              </Text>
+                            </details>
                           ) : null}
                         </InlineStack>
                       </li>
@@ -415,7 +467,12 @@ export default function OrderPage() {
                 <KeyboardDataTable
                   label="Order lines from the shop"
                   columnContentTypes={["text", "text", "numeric", "numeric"]}
-                  headings={["Item", "SKU", "Quantity", `Unit price (${order.currency ?? "shop"})`]}
+                  headings={[
+                    "Item",
+                    "SKU",
+                    "Quantity",
+                    `Shop price (${order.currency ?? "shop currency"})`,
+                  ]}
                   rows={order.pendingLines.map((l) => [
                     l.variant_title ? `${l.title} — ${l.variant_title}` : l.title,
                     l.sku ?? "—",
@@ -425,24 +482,33 @@ export default function OrderPage() {
                 />
               </Card>
             ) : null}
-            <Card padding="0">
-              <KeyboardDataTable
-                label="Order lines"
-                columnContentTypes={["text", "numeric", "numeric", "numeric", "text"]}
-                headings={[
-                  "Item",
-                  "Quantity",
-                  `Unit price (${order.currency ?? "shop"})`,
-                  "Cost at the service (USD)",
-                  "Catalog variant",
-                ]}
-                rows={order.lines.map((l) => {
-                  const usd = l.unitPriceUsd ?? (order.currency === "USD" ? l.unitPrice : null);
-                  return [
+            {order.lines.length > 0 ? (
+              <Card padding="0">
+                <KeyboardDataTable
+                  label="Order lines"
+                  columnContentTypes={["text", "numeric", "numeric", "numeric", "text"]}
+                  headings={[
+                    "Item",
+                    "Quantity",
+                    `Shop price (${order.currency ?? "shop currency"})`,
+                    "Service cost (USD)",
+                    "Catalog variant",
+                  ]}
+                  rows={order.lines.map((l) => [
                     <LineItem key={l.id} line={l} />,
                     l.quantity,
+                    // What the customer pays the shop: the selling price, in the shop's currency.
                     l.unitPrice,
-                    usd ? `${usd} × ${l.quantity} = ${times(usd, l.quantity)}` : "—",
+                    // What the service charges the merchant: never the selling price.
+                    l.serviceCost ? (
+                      <span key="cost" data-service-cost={l.serviceCost.total}>
+                        {l.serviceCost.unit
+                          ? `${l.serviceCost.unit} × ${l.quantity} = ${l.serviceCost.total}`
+                          : `${l.serviceCost.total} for ${l.quantity}`}
+                      </span>
+                    ) : (
+                      "not known yet"
+                    ),
                     l.svcVid ? (
                       <span key="vid" title={l.svcVid} style={{ fontFamily: "monospace" }}>
                         {l.svcVid.length > 12 ? `${l.svcVid.slice(0, 8)}…` : l.svcVid}
@@ -450,12 +516,12 @@ export default function OrderPage() {
                     ) : (
                       "not connected"
                     ),
-                  ];
-                })}
-                totals={["", "", itemsTotal(order.lines), "", ""]}
-                totalsName={{ singular: "Items total", plural: "Items total" }}
-              />
-            </Card>
+                  ])}
+                  totals={["", "", itemsTotal(order.lines), serviceTotal(order.lines), ""]}
+                  totalsName={{ singular: "Items total", plural: "Items total" }}
+                />
+              </Card>
+            ) : null}
           </BlockStack>
         </Layout.Section>
         <Layout.Section variant="oneThird">
@@ -473,7 +539,10 @@ export default function OrderPage() {
                       "Shop total",
                       order.shopTotal ? `${order.shopTotal} ${order.currency ?? ""}`.trim() : "—",
                     ],
-                    ["Service cost", order.amount ? `${order.amount} USD` : "—"],
+                    [
+                      "Service cost (goods and shipping)",
+                      order.amount ? `${order.amount} USD` : "not known yet",
+                    ],
                     ["Margin", order.margin !== null ? `${order.margin} USD` : "—"],
                   ]}
                 />
@@ -505,7 +574,7 @@ export default function OrderPage() {
                 <Facts
                   items={[
                     // The service's money is USD; the shop's prices stay in its currency.
-                    ["Service cost (USD)", order.amount ? `${order.amount} USD` : "—"],
+                    ["Service order total", order.amount ? `${order.amount} USD` : "not known yet"],
                     [
                       "Shipping",
                       order.logisticName
@@ -513,13 +582,8 @@ export default function OrderPage() {
                         : "—",
                     ],
                     ["Exchange rate", rateText(order)],
-                    ["Paid", order.paidAt ? formatDateTime(order.paidAt) : "not yet"],
-                    [
-                      "Batch",
-                      order.payment
-                        ? `${order.payment.state}${order.payment.error ? ` — ${order.payment.error}` : ""}`
-                        : "—",
-                    ],
+                    ["Paid", order.paidAt ? shopDateTime(order.paidAt, order.timeZone) : "not yet"],
+                    ["Batch", order.payment ? batchWords(order.payment.state) : "—"],
                   ]}
                 />
               </BlockStack>
@@ -539,7 +603,7 @@ export default function OrderPage() {
                       ["Delivered", order.deliveredAt],
                       ["Cancelled", order.cancelledAt],
                     ] as const
-                  ).flatMap(([k, v]) => (v ? [[k, formatDateTime(v)] as const] : []))}
+                  ).flatMap(([k, v]) => (v ? [[k, shopDateTime(v, order.timeZone)] as const] : []))}
                 />
               </BlockStack>
             </Card>

@@ -27,6 +27,7 @@ import { useEffect, useMemo, useState } from "react";
 import { latestBulkRun, startBulkRun } from "../admin/bulk-orders.server";
 import { requireAdmin } from "../admin/context.server";
 import { BULK_INTENTS, BULK_LABELS, type BulkIntent, fits } from "../admin/order-fit";
+import { isScheduled, scheduledText } from "../admin/order-states";
 import { listOrders, type OrderView } from "../admin/orders.server";
 import { FormStatus, type ActionData } from "../components/FormStatus";
 import { useAutoRefresh } from "../components/useAutoRefresh";
@@ -222,7 +223,11 @@ export default function Orders() {
                   position={i}
                   selected={selectedResources.includes(o.id)}
                 >
-                  {smDown ? <CondensedRow o={o} /> : <WideRow o={o} />}
+                  {smDown ? (
+                    <CondensedRow o={o} timeZone={data.timeZone} />
+                  ) : (
+                    <WideRow o={o} timeZone={data.timeZone} />
+                  )}
                 </IndexTable.Row>
               ))}
             </IndexTable>
@@ -299,21 +304,22 @@ function OrderLink({ o }: { o: Row }) {
   );
 }
 
-function why(o: Row): string {
+function why(o: Row, timeZone: string | null): string {
+  if (isScheduled(o)) return scheduledText(o.placeAfter, timeZone, o.createdAt);
   return o.flag ? (o.reasonMessage ?? o.flag) : (o.reasonMessage ?? "");
 }
 
 function Badges({ o }: { o: Row }) {
   return (
     <InlineStack gap="100" wrap={false}>
-      <StateBadge state={o.state} />
+      <StateBadge state={o.state} reasonCode={o.reasonCode} />
       {o.flag ? <StateBadge state="FAILED" /> : null}
     </InlineStack>
   );
 }
 
-function WideRow({ o }: { o: Row }) {
-  const reason = why(o);
+function WideRow({ o, timeZone }: { o: Row; timeZone: string | null }) {
+  const reason = why(o, timeZone);
   return (
     <>
       <IndexTable.Cell>
@@ -338,18 +344,8 @@ function WideRow({ o }: { o: Row }) {
         <Badges o={o} />
       </IndexTable.Cell>
       <IndexTable.Cell>
-        {/* A long reason is cut to two lines (the whole of it is on the order page). */}
-        <div
-          title={reason}
-          style={{
-            maxWidth: 320,
-            whiteSpace: "normal",
-            overflow: "hidden",
-            display: "-webkit-box",
-            WebkitLineClamp: 2,
-            WebkitBoxOrient: "vertical",
-          }}
-        >
+        {/* The whole reason, wrapped: a cause cut in the middle misleads. */}
+        <div data-why style={{ maxWidth: 360, minWidth: 200, whiteSpace: "normal" }}>
           <Text as="span" tone={o.state === "FAILED" || o.flag ? "critical" : undefined}>
             {reason}
           </Text>
@@ -382,8 +378,8 @@ function WideRow({ o }: { o: Row }) {
 }
 
 /** A phone's row: the order, its state and what matters most, stacked. */
-function CondensedRow({ o }: { o: Row }) {
-  const reason = why(o);
+function CondensedRow({ o, timeZone }: { o: Row; timeZone: string | null }) {
+  const reason = why(o, timeZone);
   return (
     <div style={{ padding: "12px 16px", width: "100%" }}>
       <BlockStack gap="100">
@@ -401,7 +397,11 @@ function CondensedRow({ o }: { o: Row }) {
           <Text as="span" variant="bodySm">{`Tracking ${o.trackNumber}`}</Text>
         ) : null}
         {reason ? (
-          <Text as="span" variant="bodySm" tone="critical" truncate>
+          <Text
+            as="span"
+            variant="bodySm"
+            tone={o.state === "FAILED" || o.flag ? "critical" : undefined}
+          >
             {reason}
           </Text>
         ) : null}

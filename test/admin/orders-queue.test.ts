@@ -180,8 +180,8 @@ describe("the orders work queue", () => {
 
   it("offers only the actions that fit an order's state", () => {
     const base = { reasonCode: null, svcOrderId: null, paymentBatchId: null, flag: null };
+    // Scheduled (the review window): nothing to retry; Release is its "Place now".
     expect(fittingActions({ ...base, state: "HELD", reasonCode: "review_window" })).toEqual([
-      "retry",
       "hold",
       "release",
       "cancel",
