@@ -8,7 +8,15 @@
  */
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PAST_A_REFRESH_MS, type Sandbox, pause, startSandbox, typeLikeAPerson } from "./harness";
+import {
+  PAST_A_REFRESH_MS,
+  SHOTS,
+  type Sandbox,
+  pause,
+  setUpDemoShop,
+  startSandbox,
+  typeLikeAPerson,
+} from "./harness";
 
 let s: Sandbox;
 let page: Page;
@@ -16,13 +24,10 @@ let page: Page;
 beforeAll(async () => {
   s = await startSandbox();
   page = s.page;
-  await page.goto(s.info.signIn);
-  await page.getByRole("heading", { name: "Dashboard" }).waitFor();
-  await openSettings();
-  await page.getByLabel("API key").fill(s.info.apiKey);
-  await page.getByRole("button", { name: "Connect with API key" }).click();
-  await page.getByText("Connected to the service").first().waitFor();
-}, 180_000);
+  // Connected and matched: the shipping rules' methods are checked against the service's
+  // quotes for the matched products.
+  await setUpDemoShop(s);
+}, 300_000);
 
 afterAll(async () => {
   await s?.stop();
@@ -51,6 +56,22 @@ async function expectInView(l: Locator) {
 async function reloadPageData() {
   await page.getByRole("button", { name: "Register again" }).click();
   await page.getByText("Webhooks registered").first().waitFor();
+}
+
+/**
+ * What the merchant sees (the viewport, not the whole page) at 1280 and 390 px, into
+ * `<name>-view.png` and `<name>-view-390.png`; `inView` must be in view at both widths.
+ */
+async function viewShot(name: string, inView?: Locator) {
+  for (const [suffix, width] of [
+    ["", 1280],
+    ["-390", 390],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    if (inView) await expectInView(inView);
+    await page.screenshot({ path: `${SHOTS}/${name}-view${suffix}.png` });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 }
 
 interface FormCase {
@@ -140,6 +161,7 @@ describe("each settings form, typed at a person's pace", () => {
       const prompt = page.getByRole("dialog", { name: "Leave without saving?" });
       await prompt.waitFor();
       await expectInView(prompt);
+      await viewShot(`50-settings-leave-${f.intent}`, prompt);
       await s.shot(`50-settings-leave-${f.intent}`);
       await pause();
       await prompt.getByRole("button", { name: "Stay" }).click();
@@ -165,11 +187,13 @@ describe("each settings form, typed at a person's pace", () => {
     const saved = await field.inputValue();
     await typeLikeAPerson(field, "JP");
     await bar().waitFor();
+    await viewShot("51-settings-save-bar", bar());
     await s.shot("51-settings-save-bar");
     await bar().getByRole("button", { name: "Discard" }).click();
     const ask = page.getByRole("dialog", { name: "Discard all unsaved changes?" });
     await ask.waitFor();
     await expectInView(ask);
+    await viewShot("52-settings-discard-confirm", ask);
     await s.shot("52-settings-discard-confirm");
     await pause();
     await ask.getByRole("button", { name: "Keep editing" }).click();
@@ -210,6 +234,7 @@ describe("each settings form, typed at a person's pace", () => {
     expect(await multiplier.inputValue()).toBe("3.5");
     expect(await bar().innerText()).not.toContain("Pricing");
     expect(await bar().innerText()).toContain("Notifications");
+    await viewShot("53-settings-refused");
     await s.shot("53-settings-refused");
     await typeLikeAPerson(sendTo, "owner@example.com");
     await bar().getByRole("button", { name: "Save" }).click();
