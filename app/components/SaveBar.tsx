@@ -10,8 +10,16 @@
  */
 import { useBeforeUnload, useBlocker } from "@remix-run/react";
 import { SaveBar as AppBridgeSaveBar } from "@shopify/app-bridge-react";
-import { Button, InlineStack, Modal, Text } from "@shopify/polaris";
-import { useCallback, useState } from "react";
+import { BlockStack, Box, Button, InlineStack, Text } from "@shopify/polaris";
+import {
+  type KeyboardEvent,
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from "react";
 
 /** "Orders and payment, Pricing and stock and Notifications". */
 export function listOf(names: readonly string[]): string {
@@ -99,41 +107,125 @@ export function SaveBar({
           </InlineStack>
         </div>
       ) : null}
-      <Modal
+      <AskFirst
         open={discarding && dirty}
-        onClose={() => setDiscarding(false)}
         title="Discard all unsaved changes?"
-        primaryAction={{
-          content: "Discard changes",
-          destructive: true,
-          onAction: () => {
-            setDiscarding(false);
-            onDiscard();
-          },
+        keep="Keep editing"
+        act="Discard changes"
+        onKeep={() => setDiscarding(false)}
+        onAct={() => {
+          setDiscarding(false);
+          onDiscard();
         }}
-        secondaryActions={[{ content: "Keep editing", onAction: () => setDiscarding(false) }]}
       >
-        <Modal.Section>
-          <Text as="p">{`What you changed in ${what} goes back to what is saved.`}</Text>
-        </Modal.Section>
-      </Modal>
-      <Modal
+        {`What you changed in ${what} goes back to what is saved.`}
+      </AskFirst>
+      <AskFirst
         open={blocker.state === "blocked"}
-        onClose={stay}
         title="Leave without saving?"
-        primaryAction={{
-          content: "Leave and discard",
-          destructive: true,
-          onAction: () => blocker.proceed?.(),
-        }}
-        secondaryActions={[{ content: "Stay", onAction: stay }]}
+        keep="Stay"
+        act="Leave and discard"
+        onKeep={stay}
+        onAct={() => blocker.proceed?.()}
       >
-        <Modal.Section>
-          <Text as="p">
-            {`Your changes in ${what || "this page"} are not saved yet. Stay to save them, or leave and lose them.`}
-          </Text>
-        </Modal.Section>
-      </Modal>
+        {`Your changes in ${what || "this page"} are not saved yet. Stay to save them, or leave and lose them.`}
+      </AskFirst>
     </>
+  );
+}
+
+/**
+ * A question in the middle of the screen, over the page: fixed, so it is in view wherever the
+ * page is scrolled, at any width. The focus goes to the safe answer (the first button); Escape
+ * or a click beside it is that answer too; Tab stays in the dialog.
+ */
+function AskFirst({
+  open,
+  title,
+  keep,
+  act,
+  onKeep,
+  onAct,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  keep: string;
+  act: string;
+  onKeep: () => void;
+  onAct: () => void;
+  children: ReactNode;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const id = useId();
+  useEffect(() => {
+    if (!open) return;
+    const before = document.activeElement as HTMLElement | null;
+    box.current?.querySelector("button")?.focus();
+    // Back where the merchant was when the question goes.
+    return () => before?.focus?.({ preventScroll: true });
+  }, [open]);
+  if (!open) return null;
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      onKeep();
+    } else if (e.key === "Tab") {
+      const buttons = [...(box.current?.querySelectorAll("button") ?? [])];
+      const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+      const next = (at + (e.shiftKey ? -1 : 1) + buttons.length) % buttons.length;
+      e.preventDefault();
+      buttons[next]?.focus();
+    }
+  };
+  return (
+    <div
+      onMouseDown={(e) => {
+        if (e.target === e.currentTarget) onKeep();
+      }}
+      style={{
+        position: "fixed",
+        inset: 0,
+        zIndex: 519,
+        background: "rgba(0, 0, 0, 0.5)",
+        display: "flex",
+        alignItems: "flex-start",
+        justifyContent: "center",
+        padding: "min(18vh, 160px) 16px 16px",
+      }}
+    >
+      <div
+        ref={box}
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby={`${id}-title`}
+        aria-describedby={`${id}-text`}
+        onKeyDown={onKeyDown}
+        style={{
+          width: "100%",
+          maxWidth: 480,
+          background: "var(--p-color-bg-surface, #fff)",
+          borderRadius: 12,
+          boxShadow: "0 8px 24px rgba(0, 0, 0, 0.3)",
+        }}
+      >
+        <Box padding="400">
+          <BlockStack gap="300">
+            <Text as="h2" variant="headingMd" id={`${id}-title`}>
+              {title}
+            </Text>
+            <Text as="p" id={`${id}-text`}>
+              {children}
+            </Text>
+            <InlineStack align="end" gap="200">
+              <Button onClick={onKeep}>{keep}</Button>
+              <Button variant="primary" tone="critical" onClick={onAct}>
+                {act}
+              </Button>
+            </InlineStack>
+          </BlockStack>
+        </Box>
+      </div>
+    </div>
   );
 }

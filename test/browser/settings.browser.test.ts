@@ -158,7 +158,7 @@ describe("each settings form, typed at a person's pace", () => {
 
       // Leaving by the navigation asks first, in view.
       await page.getByRole("link", { name: "Orders" }).first().click();
-      const prompt = page.getByRole("dialog", { name: "Leave without saving?" });
+      const prompt = page.getByRole("alertdialog", { name: "Leave without saving?" });
       await prompt.waitFor();
       await expectInView(prompt);
       await viewShot(`50-settings-leave-${f.intent}`, prompt);
@@ -190,7 +190,7 @@ describe("each settings form, typed at a person's pace", () => {
     await viewShot("51-settings-save-bar", bar());
     await s.shot("51-settings-save-bar");
     await bar().getByRole("button", { name: "Discard" }).click();
-    const ask = page.getByRole("dialog", { name: "Discard all unsaved changes?" });
+    const ask = page.getByRole("alertdialog", { name: "Discard all unsaved changes?" });
     await ask.waitFor();
     await expectInView(ask);
     await viewShot("52-settings-discard-confirm", ask);
