@@ -1,76 +1,231 @@
 /**
- * Unsaved changes, as Shopify's admin shows them: while a form differs from what is saved, a
- * bar stays in view with Discard and Save, and leaving the page (a link, or closing the tab)
- * asks first. Rendered inside the form, so its Save button submits it.
+ * Unsaved changes, as Shopify's admin shows them: one bar for the whole page, from the first
+ * change of any of its forms until they are saved or discarded. Save saves every changed form;
+ * Discard asks first. Leaving the page (a link of the app, or closing the tab) asks first, in a
+ * dialog in the middle of the screen, wherever the merchant has scrolled to.
+ *
+ * Inside Shopify's admin the bar is App Bridge's contextual save bar (`ui-save-bar`, with its
+ * own discard confirmation); in a plain browser (the sandbox) it is our own bar, kept at the
+ * top of the screen while the page scrolls. Render it once, before the page's content.
  */
 import { useBeforeUnload, useBlocker } from "@remix-run/react";
-import { Banner, BlockStack, Button, InlineStack, Text } from "@shopify/polaris";
-import { useCallback } from "react";
+import { SaveBar as AppBridgeSaveBar } from "@shopify/app-bridge-react";
+import { BlockStack, Box, Button, InlineStack, Text } from "@shopify/polaris";
+import {
+  type KeyboardEvent,
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from "react";
+
+/** "Orders and payment, Pricing and stock and Notifications". */
+export function listOf(names: readonly string[]): string {
+  if (names.length <= 1) return names[0] ?? "";
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
 
 export function SaveBar({
-  dirty,
+  changed,
   busy,
+  embedded,
+  onSave,
   onDiscard,
-  saveLabel = "Save",
 }: {
-  dirty: boolean;
+  /** The names of the changed parts of the page (none: nothing to save, no bar). */
+  changed: readonly string[];
+  /** A save (or another post of the page) is on its way: Save and Discard wait. */
   busy: boolean;
+  /** Inside Shopify's admin: App Bridge's bar. */
+  embedded: boolean;
+  onSave: () => void;
   onDiscard: () => void;
-  saveLabel?: string;
 }) {
+  const dirty = changed.length > 0;
+  const what = listOf(changed);
   const blocker = useBlocker(
     ({ currentLocation, nextLocation }) =>
-      dirty && !busy && currentLocation.pathname !== nextLocation.pathname,
+      dirty && currentLocation.pathname !== nextLocation.pathname,
   );
   useBeforeUnload(
     useCallback(
       (e: BeforeUnloadEvent) => {
-        if (dirty && !busy) e.preventDefault();
+        if (dirty) e.preventDefault();
       },
-      [dirty, busy],
+      [dirty],
     ),
   );
-  if (blocker.state === "blocked") {
-    return (
-      <Banner tone="warning" title="Leave without saving?">
-        <BlockStack gap="200">
-          <Text as="p">Your changes on this page are not saved yet.</Text>
-          <InlineStack gap="200">
-            <Button onClick={() => blocker.reset()}>Stay</Button>
-            <Button tone="critical" onClick={() => blocker.proceed()}>
-              Leave and discard
-            </Button>
+  const [discarding, setDiscarding] = useState(false);
+  const stay = () => blocker.reset?.();
+  return (
+    <>
+      {embedded ? (
+        <AppBridgeSaveBar id="page-save-bar" open={dirty} discardConfirmation>
+          <button
+            variant="primary"
+            loading={busy ? "" : undefined}
+            disabled={busy}
+            onClick={onSave}
+          >
+            Save
+          </button>
+          <button disabled={busy} onClick={onDiscard}>
+            Discard
+          </button>
+        </AppBridgeSaveBar>
+      ) : dirty ? (
+        <div
+          data-save-bar
+          role="region"
+          aria-label="Unsaved changes"
+          style={{
+            position: "sticky",
+            top: 0,
+            zIndex: 400,
+            background: "var(--p-color-bg-inverse, #1a1a1a)",
+            padding: "10px 16px",
+            boxShadow: "0 2px 8px rgba(0,0,0,.2)",
+          }}
+        >
+          <InlineStack align="space-between" blockAlign="center" gap="200">
+            <Text as="p" tone="text-inverse">
+              <Text as="span" fontWeight="semibold">
+                Unsaved changes
+              </Text>{" "}
+              in {what}
+            </Text>
+            <InlineStack gap="200">
+              <Button onClick={() => setDiscarding(true)} disabled={busy}>
+                Discard
+              </Button>
+              <Button variant="primary" onClick={onSave} disabled={busy} loading={busy}>
+                Save
+              </Button>
+            </InlineStack>
           </InlineStack>
-        </BlockStack>
-      </Banner>
-    );
-  }
-  if (!dirty) return null;
+        </div>
+      ) : null}
+      <AskFirst
+        open={discarding && dirty}
+        title="Discard all unsaved changes?"
+        keep="Keep editing"
+        act="Discard changes"
+        onKeep={() => setDiscarding(false)}
+        onAct={() => {
+          setDiscarding(false);
+          onDiscard();
+        }}
+      >
+        {`What you changed in ${what} goes back to what is saved.`}
+      </AskFirst>
+      <AskFirst
+        open={blocker.state === "blocked"}
+        title="Leave without saving?"
+        keep="Stay"
+        act="Leave and discard"
+        onKeep={stay}
+        onAct={() => blocker.proceed?.()}
+      >
+        {`Your changes in ${what || "this page"} are not saved yet. Stay to save them, or leave and lose them.`}
+      </AskFirst>
+    </>
+  );
+}
+
+/**
+ * A question in the middle of the screen, over the page: fixed, so it is in view wherever the
+ * page is scrolled, at any width. The focus goes to the safe answer (the first button); Escape
+ * or a click beside it is that answer too; Tab stays in the dialog.
+ */
+function AskFirst({
+  open,
+  title,
+  keep,
+  act,
+  onKeep,
+  onAct,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  keep: string;
+  act: string;
+  onKeep: () => void;
+  onAct: () => void;
+  children: ReactNode;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const id = useId();
+  useEffect(() => {
+    if (!open) return;
+    const before = document.activeElement as HTMLElement | null;
+    box.current?.querySelector("button")?.focus();
+    // Back where the merchant was when the question goes.
+    return () => before?.focus?.({ preventScroll: true });
+  }, [open]);
+  if (!open) return null;
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      onKeep();
+    } else if (e.key === "Tab") {
+      const buttons = [...(box.current?.querySelectorAll("button") ?? [])];
+      const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+      const next = (at + (e.shiftKey ? -1 : 1) + buttons.length) % buttons.length;
+      e.preventDefault();
+      buttons[next]?.focus();
+    }
+  };
   return (
     <div
-      data-save-bar
+      onMouseDown={(e) => {
+        if (e.target === e.currentTarget) onKeep();
+      }}
       style={{
-        position: "sticky",
-        top: 0,
-        zIndex: 400,
-        background: "var(--p-color-bg-inverse, #1a1a1a)",
-        borderRadius: 8,
-        padding: "8px 12px",
+        position: "fixed",
+        inset: 0,
+        zIndex: 519,
+        background: "rgba(0, 0, 0, 0.5)",
+        display: "flex",
+        alignItems: "flex-start",
+        justifyContent: "center",
+        padding: "min(18vh, 160px) 16px 16px",
       }}
     >
-      <InlineStack align="space-between" blockAlign="center" gap="200">
-        <Text as="span" tone="text-inverse" fontWeight="semibold">
-          Unsaved changes
-        </Text>
-        <InlineStack gap="200">
-          <Button onClick={onDiscard} disabled={busy}>
-            Discard
-          </Button>
-          <Button submit variant="primary" disabled={busy}>
-            {saveLabel}
-          </Button>
-        </InlineStack>
-      </InlineStack>
+      <div
+        ref={box}
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby={`${id}-title`}
+        aria-describedby={`${id}-text`}
+        onKeyDown={onKeyDown}
+        style={{
+          width: "100%",
+          maxWidth: 480,
+          background: "var(--p-color-bg-surface, #fff)",
+          borderRadius: 12,
+          boxShadow: "0 8px 24px rgba(0, 0, 0, 0.3)",
+        }}
+      >
+        <Box padding="400">
+          <BlockStack gap="300">
+            <Text as="h2" variant="headingMd" id={`${id}-title`}>
+              {title}
+            </Text>
+            <Text as="p" id={`${id}-text`}>
+              {children}
+            </Text>
+            <InlineStack align="end" gap="200">
+              <Button onClick={onKeep}>{keep}</Button>
+              <Button variant="primary" tone="critical" onClick={onAct}>
+                {act}
+              </Button>
+            </InlineStack>
+          </BlockStack>
+        </Box>
+      </div>
     </div>
   );
 }

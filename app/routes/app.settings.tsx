@@ -1,752 +1,210 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import {
-  Badge,
-  Banner,
-  BlockStack,
-  Button,
-  Card,
-  Checkbox,
-  FormLayout,
-  InlineStack,
-  Layout,
-  Page,
-  Select,
-  Text,
-  TextField,
-} from "@shopify/polaris";
-import { useEffect, useMemo, useState } from "react";
+import { useActionData, useLoaderData, useNavigation, useSubmit } from "@remix-run/react";
+import { Banner, Layout, List, Page } from "@shopify/polaris";
+import { useEffect, useRef } from "react";
 import { requireAdmin } from "../admin/context.server";
-import { settingsAction, settingsPageData } from "../admin/settings-page.server";
-import { ConfirmSubmit } from "../components/ConfirmSubmit";
-import { type ActionData, FormStatus, fieldError, useKeptValues } from "../components/FormStatus";
+import { saveAllSettings, settingsAction, settingsPageData } from "../admin/settings-page.server";
+import { type ActionData, FormStatus } from "../components/FormStatus";
 import { SaveBar } from "../components/SaveBar";
-import { formatDateTime } from "../components/format";
-import { type RuleRow, ShippingRules } from "../components/ShippingRules";
+import {
+  type RuleRow,
+  SHIPPING_INTENT,
+  ShippingRules,
+  shippingSaved,
+} from "../components/ShippingRules";
+import { Toast } from "../components/Toast";
+import { useDraft } from "../components/useDraft";
+import { ConnectionCard, WebhookCard } from "../components/settings/AccountCards";
+import { FX_INTENT, FxRatesForm, fxSaved } from "../components/settings/FxRatesForm";
+import {
+  NOTIFY_INTENT,
+  NotificationsForm,
+  notificationsSaved,
+} from "../components/settings/NotificationsForm";
+import { ORDERS_INTENT, OrdersForm, ordersSaved } from "../components/settings/OrdersForm";
+import { PRICING_INTENT, PricingForm, pricingSaved } from "../components/settings/PricingForm";
+import {
+  PARTS,
+  type PageResult,
+  type PartIntent,
+  isSaveAll,
+  refusalOf,
+} from "../components/settings/parts";
 import { prisma } from "../db.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
-  const { shop } = await requireAdmin(request);
-  return settingsPageData(prisma, shop);
+  const { shop, sandbox } = await requireAdmin(request);
+  // Inside Shopify's admin the save bar is App Bridge's; in the sandbox, the page's own.
+  return { ...(await settingsPageData(prisma, shop)), embedded: !sandbox };
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shop, sandbox } = await requireAdmin(request);
-  return settingsAction(prisma, shop, await request.formData(), { sandbox });
+  const form = await request.formData();
+  // The save bar's Save: every changed form at once, each as if posted alone.
+  if (form.get("intent") === "save-all") return saveAllSettings(prisma, shop, form, { sandbox });
+  return settingsAction(prisma, shop, form, { sandbox });
 };
 
-type Data = ReturnType<typeof useLoaderData<typeof loader>>;
+const titleOf = (intent: string) => PARTS.find((p) => p.intent === intent)?.title ?? intent;
 
 export default function Settings() {
   const data = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>() as ActionData & { redirectTo?: string };
+  const result = useActionData<typeof action>() as PageResult;
+  const navigation = useNavigation();
+  const submit = useSubmit();
+  const busy = navigation.state !== "idle";
   useEffect(() => {
     // The service's authorization page lives outside the admin: open it at the top level.
-    if (result?.ok && result.redirectTo) window.open(result.redirectTo, "_top");
+    if (result?.ok && !isSaveAll(result) && result.redirectTo)
+      window.open(result.redirectTo, "_top");
   }, [result]);
-  return (
-    <Page title="Settings">
-      <Layout>
-        <Layout.AnnotatedSection
-          title="Service account"
-          description="Connect the fulfilment service account that places and pays your orders."
-        >
-          <ConnectionCard data={data} result={result} />
-        </Layout.AnnotatedSection>
-        <Layout.AnnotatedSection
-          title="Webhooks"
-          description="The service tells the app about orders and tracking through webhooks."
-        >
-          <WebhookCard data={data} result={result} />
-        </Layout.AnnotatedSection>
-        <Layout.AnnotatedSection
-          title="Shipping"
-          description="How each order's shipping method is chosen from the service's freight quote, per destination. The most specific rule wins: a country, then a region, then the rule for every other destination."
-        >
-          <ShippingRules
-            rules={data.settings.shippingRules as RuleRow[]}
-            legacyMethod={data.settings.logisticName}
-            result={result}
-          />
-        </Layout.AnnotatedSection>
-        <Layout.AnnotatedSection
-          title="Exchange rates"
-          description="Prices go to the service in US dollars. Rates come from the European Central Bank's daily reference rates; a rate you set here wins."
-        >
-          <FxRatesCard rates={data.settings.fxRates} result={result} />
-        </Layout.AnnotatedSection>
-        <Layout.AnnotatedSection
-          title="Orders and payment"
-          description="When orders are placed, what is held, and how they are paid."
-        >
-          <SettingsForm data={data} result={result} />
-        </Layout.AnnotatedSection>
-        <Layout.AnnotatedSection
-          id="pricing"
-          title="Pricing and stock"
-          description="How imported products are priced from the supplier's cost, what happens when the cost moves, and whose stock your shop shows."
-        >
-          <PricingCard data={data} result={result} />
-        </Layout.AnnotatedSection>
-        <Layout.AnnotatedSection
-          id="notifications"
-          title="Notifications"
-          description="Emails when something needs you: one digest at most every so many minutes, never one email per order."
-        >
-          <NotificationsCard data={data} result={result} />
-        </Layout.AnnotatedSection>
-      </Layout>
-    </Page>
-  );
-}
 
-function Intent({ value }: { value: string }) {
-  return <input type="hidden" name="intent" value={value} />;
-}
+  // Each form's values as the merchant edits them: kept through every reload of the page (a
+  // refresh, another form's post) while they differ from what is saved.
+  const drafts = {
+    [ORDERS_INTENT]: useDraft(ordersSaved(data.settings)),
+    [SHIPPING_INTENT]: useDraft(shippingSaved(data.settings.shippingRules as RuleRow[])),
+    [FX_INTENT]: useDraft(fxSaved(data.settings)),
+    [PRICING_INTENT]: useDraft(pricingSaved(data.settings)),
+    [NOTIFY_INTENT]: useDraft(notificationsSaved(data.settings)),
+  } satisfies Record<PartIntent, unknown>;
+  const changed = PARTS.filter((p) => drafts[p.intent].dirty);
 
-function ConnectionCard({ data, result }: { data: Data; result: ActionData }) {
-  const { account, balance, settings } = data;
-  const [apiKey, setApiKey] = useState("");
-  const busy = useNavigation().state !== "idle";
+  // One save at a time: a second click before the page is idle again is dropped.
+  const inFlight = useRef(false);
   useEffect(() => {
-    if (result?.ok && result.intent === "connect-key") setApiKey("");
+    if (navigation.state === "idle") inFlight.current = false;
+  }, [navigation.state]);
+  const save = () => {
+    if (inFlight.current || busy || changed.length === 0) return;
+    const post = new FormData();
+    post.set("intent", "save-all");
+    for (const p of changed) {
+      const form = document.querySelector<HTMLFormElement>(
+        `form[data-settings-part="${p.intent}"]`,
+      );
+      if (!form) continue;
+      const fields = new URLSearchParams();
+      for (const [k, v] of new FormData(form)) if (typeof v === "string") fields.append(k, v);
+      post.append("part", fields.toString());
+    }
+    inFlight.current = true;
+    submit(post, { method: "post" });
+  };
+  const discard = () => {
+    for (const p of PARTS) drafts[p.intent].reset();
+  };
+
+  const resetOf = useRef(drafts);
+  resetOf.current = drafts;
+  useEffect(() => {
+    if (!isSaveAll(result)) return;
+    // Saved forms now show what was saved; the first refused field gets the focus.
+    for (const r of result.results) if (r.ok) resetOf.current[r.intent as PartIntent]?.reset();
+    const refused = result.results.find((r) => !r.ok);
+    if (!refused) return;
+    const card = document.querySelector<HTMLElement>(`[data-settings-card="${refused.intent}"]`);
+    const field = card?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    (field ?? card)?.scrollIntoView({ block: "center" });
+    field?.focus({ preventScroll: true });
   }, [result]);
-  return (
-    <Card>
-      <BlockStack gap="400">
-        <FormStatus data={result} intent="connect-key" />
-        <FormStatus data={result} intent="connect-oauth" />
-        <FormStatus data={result} intent="disconnect" />
-        <FormStatus data={result} intent="set-sandbox" />
-        {account.connected ? (
-          <BlockStack gap="300">
-            <InlineStack gap="200" blockAlign="center">
-              <Badge tone="success">Connected</Badge>
-              <Text as="span">
-                {account.authMethod === "apiKey" ? "with an API key" : "through authorization"}
-                {account.apiKeyMasked ? ` ${account.apiKeyMasked}` : ""}
-              </Text>
-            </InlineStack>
-            <Text as="p">
-              Access token:{" "}
-              {account.tokenValid
-                ? `valid until ${formatDateTime(account.tokenExpiresAt)}`
-                : "none yet (one is requested on the next call)"}
-            </Text>
-            <Text as="p">
-              Balance:{" "}
-              {balance?.amount != null ? (
-                <Text as="span" fontWeight="semibold">
-                  {balance.amount} USD
-                </Text>
-              ) : (
-                `unknown (${balance?.error ?? "not connected"})`
-              )}
-            </Text>
-            <ConfirmSubmit
-              intent="disconnect"
-              label="Disconnect"
-              title="Disconnect from the service?"
-              tone="critical"
-            >
-              New orders wait (held) until an account is connected again; orders already at the
-              service stop being paid and tracked by the app. The service webhooks are cancelled and
-              the stored keys and tokens are deleted.
-            </ConfirmSubmit>
-          </BlockStack>
-        ) : (
-          <BlockStack gap="300">
-            {!account.canConnect ? (
-              <Text as="p" tone="critical">
-                The app has no service address (SVC_BASE_URL): its operator must set it.
-              </Text>
-            ) : null}
-            <Form method="post" autoComplete="off">
-              <Intent value="connect-key" />
-              <FormLayout>
-                <TextField
-                  label="API key"
-                  name="apiKey"
-                  type="password"
-                  value={apiKey}
-                  onChange={setApiKey}
-                  autoComplete="off"
-                  helpText="From your service account's settings. It is stored encrypted and never shown again."
-                  error={fieldError(result, "connect-key", "apiKey")}
-                />
-                <Button submit variant="primary" disabled={busy || !account.canConnect}>
-                  Connect with API key
-                </Button>
-              </FormLayout>
-            </Form>
-            {account.canAuthorize ? (
-              <Form method="post">
-                <Intent value="connect-oauth" />
-                <InlineStack gap="200" blockAlign="center">
-                  <Text as="span" tone="subdued">
-                    or log in at the service:
-                  </Text>
-                  <Button submit disabled={busy}>
-                    Connect
-                  </Button>
-                </InlineStack>
-              </Form>
-            ) : null}
-          </BlockStack>
-        )}
-        <InlineStack gap="200" blockAlign="center">
-          <Text as="span">
-            Sandbox orders are{" "}
-            <Text as="span" fontWeight="semibold">
-              {settings.sandbox ? "on" : "off"}
-            </Text>{" "}
-            (with sandbox on, orders are placed as tests and nothing is charged).
-          </Text>
-          {settings.sandbox ? (
-            <ConfirmSubmit
-              intent="set-sandbox"
-              fields={{ sandbox: "false" }}
-              label="Turn sandbox off"
-              title="Turn sandbox off: real orders, real money?"
-            >
-              From now on orders are placed for real and paid from the service balance.
-            </ConfirmSubmit>
-          ) : (
-            <Form method="post">
-              <Intent value="set-sandbox" />
-              <input type="hidden" name="sandbox" value="true" />
-              <Button submit disabled={busy}>
-                Turn sandbox on
-              </Button>
-            </Form>
-          )}
-        </InlineStack>
-      </BlockStack>
-    </Card>
-  );
-}
 
-function WebhookCard({ data, result }: { data: Data; result: ActionData }) {
-  const { account } = data;
-  const busy = useNavigation().state !== "idle";
-  return (
-    <Card>
-      <BlockStack gap="300">
-        <FormStatus data={result} intent="register-webhooks" />
-        <InlineStack gap="200" blockAlign="center">
-          {account.webhookRegisteredAt ? (
-            <Badge tone="success">Registered</Badge>
-          ) : (
-            <Badge tone="warning">Not registered</Badge>
-          )}
-          {account.webhookRegisteredAt ? (
-            <Text as="span">on {formatDateTime(account.webhookRegisteredAt)}</Text>
-          ) : null}
-        </InlineStack>
-        {account.webhookProblem ? (
-          <Text as="p" tone="critical">
-            {account.webhookProblem}
-          </Text>
-        ) : null}
-        {account.webhookUrlMasked ? (
-          <Text as="p" tone="subdued">
-            Address: {account.webhookUrlMasked}
-          </Text>
-        ) : null}
-        <Text as="p">
-          Last event received:{" "}
-          {account.lastEventAt
-            ? `${account.lastEventTopic} at ${formatDateTime(account.lastEventAt)}`
-            : "none yet"}
-        </Text>
-        <Form method="post">
-          <Intent value="register-webhooks" />
-          <Button submit disabled={busy || !account.connected}>
-            Register again
-          </Button>
-        </Form>
-      </BlockStack>
-    </Card>
-  );
-}
-
-function asPosted(o: object): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(o)
-      .filter(([, v]) => v === null || typeof v !== "object")
-      .map(([k, v]) => [k, String(v ?? "")]),
-  );
-}
-
-function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
-  const [s, setS] = useKeptValues(data.settings, result, "save-settings");
-  const busy = useNavigation().state !== "idle";
-  // Compared as the form posts them (numbers typed are text until saved).
-  const dirty = JSON.stringify(asPosted(s)) !== JSON.stringify(asPosted(data.settings));
-  const err = (f: string) => fieldError(result, "save-settings", f);
-  const set =
-    <K extends keyof typeof s>(k: K) =>
-    (v: (typeof s)[K]) =>
-      setS((old) => ({ ...old, [k]: v }));
-  const num = (k: "reviewWindowMinutes" | "payBatchSize" | "payBatchWindowSeconds") => ({
-    value: String(s[k]),
-    onChange: (v: string) => setS((old) => ({ ...old, [k]: v as unknown as number })),
+  const other: ActionData = isSaveAll(result) ? undefined : (result as ActionData);
+  const refused = isSaveAll(result) ? result.results.filter((r) => !r.ok) : [];
+  const part = (intent: PartIntent) => ({
+    data,
+    refusal: refusalOf(result, intent),
+    onSave: save,
   });
   return (
-    <Card>
-      <Form method="post">
-        <Intent value="save-settings" />
-        {(["holdRiskyOrders", "autoPay", "notifyCustomer", "paused"] as const).map((k) => (
-          <input key={k} type="hidden" name={k} value={String(s[k])} />
-        ))}
-        <FormLayout>
-          <SaveBar dirty={dirty} busy={busy} onDiscard={() => setS(data.settings)} />
-          <FormStatus data={result} intent="save-settings" summary />
-          <Select
-            label="Place an order at the service when the shop order is"
-            name="trigger"
-            options={[
-              { label: "paid (orders/paid)", value: "orders/paid" },
-              { label: "created (orders/create)", value: "orders/create" },
-            ]}
-            value={s.trigger}
-            onChange={(v) => set("trigger")(v as typeof s.trigger)}
-            error={err("trigger")}
-          />
-          <TextField
-            label="Review window (minutes)"
-            name="reviewWindowMinutes"
-            type="number"
-            autoComplete="off"
-            helpText="Time to edit or cancel an order before it is placed. 0 places at once."
-            error={err("reviewWindowMinutes")}
-            {...num("reviewWindowMinutes")}
-          />
-          <Checkbox
-            label="Hold orders Shopify rates as risky (fraud risk)"
-            checked={s.holdRiskyOrders}
-            onChange={set("holdRiskyOrders")}
-          />
-          <Checkbox
-            label="Pause: place no new orders"
-            checked={s.paused}
-            onChange={set("paused")}
-          />
-          <Checkbox
-            label="Pay orders automatically from the balance"
-            checked={s.autoPay}
-            onChange={set("autoPay")}
-          />
-          <FormLayout.Group>
-            <TextField
-              label="Hold payment of an order costing over (USD)"
-              name="costCapUsd"
-              autoComplete="off"
-              inputMode="decimal"
-              value={s.costCapUsd}
-              onChange={set("costCapUsd")}
-              helpText="Items and shipping at the service. Empty: no cap."
-              error={err("costCapUsd")}
-            />
-            <TextField
-              label="…or leaving a margin under (%)"
-              name="minMarginPct"
-              autoComplete="off"
-              inputMode="decimal"
-              value={s.minMarginPct}
-              onChange={set("minMarginPct")}
-              helpText="Of the shop order's total. Empty: no minimum."
-              error={err("minMarginPct")}
-            />
-          </FormLayout.Group>
-          <FormLayout.Group>
-            <TextField
-              label="Payment batch size (orders)"
-              name="payBatchSize"
-              type="number"
-              autoComplete="off"
-              error={err("payBatchSize")}
-              {...num("payBatchSize")}
-            />
-            <TextField
-              label="Payment batch window (seconds)"
-              name="payBatchWindowSeconds"
-              type="number"
-              autoComplete="off"
-              error={err("payBatchWindowSeconds")}
-              {...num("payBatchWindowSeconds")}
-            />
-          </FormLayout.Group>
-          <TextField
-            label="Origin country of product connections"
-            name="fromCountryCode"
-            autoComplete="off"
-            value={s.fromCountryCode}
-            onChange={set("fromCountryCode")}
-            helpText="Where matched products ship from by default (each shipping rule names its own origin)"
-            error={err("fromCountryCode")}
-          />
-          <Select
-            label="Warehouse mode"
-            name="shopLogisticsType"
-            options={[
-              { label: "Platform logistics from a warehouse", value: "1" },
-              { label: "Merchant logistics", value: "2" },
-              { label: "Warehouse assigned by the service", value: "3" },
-            ]}
-            value={String(s.shopLogisticsType)}
-            onChange={(v) => set("shopLogisticsType")(Number(v))}
-            error={err("shopLogisticsType")}
-          />
-          <TextField
-            label="Warehouse id"
-            name="storageId"
-            autoComplete="off"
-            value={s.storageId}
-            onChange={set("storageId")}
-            error={err("storageId")}
-            helpText={
-              data.warehouse
-                ? data.warehouse.name
-                  ? `${data.warehouse.name} (${data.warehouse.country})`
-                  : "Not found at the service"
-                : "Checked with the service when you save"
-            }
-          />
-          <FormLayout.Group>
-            <Select
-              label="IOSS"
-              name="iossType"
-              options={[
-                { label: "No IOSS", value: "1" },
-                { label: "My own IOSS number", value: "2" },
-                { label: "The service's IOSS", value: "3" },
-              ]}
-              value={String(s.iossType)}
-              onChange={(v) => set("iossType")(Number(v))}
-              error={err("iossType")}
-            />
-            <TextField
-              label="IOSS number"
-              name="iossNumber"
-              autoComplete="off"
-              value={s.iossNumber}
-              onChange={set("iossNumber")}
-              error={err("iossNumber")}
-            />
-          </FormLayout.Group>
-          <Checkbox
-            label="Notify the customer when tracking is added"
-            checked={s.notifyCustomer}
-            onChange={set("notifyCustomer")}
-          />
-          <Button submit variant="primary" disabled={busy}>
-            Save settings
-          </Button>
-        </FormLayout>
-      </Form>
-    </Card>
-  );
-}
-
-function FxRatesCard({ rates, result }: { rates: Record<string, string>; result: ActionData }) {
-  const saved = Object.entries(rates)
-    .map(([c, r]) => `${c} ${r}`)
-    .join("\n");
-  const [text, setText] = useKeptValues(saved, result, "save-fx");
-  const busy = useNavigation().state !== "idle";
-  return (
-    <Card>
-      <Form method="post">
-        <Intent value="save-fx" />
-        <FormLayout>
-          <FormStatus data={result} intent="save-fx" summary />
-          <TextField
-            label="Your own rates (USD for one unit)"
-            name="fxRates"
-            autoComplete="off"
-            multiline={3}
-            value={text}
-            onChange={setText}
-            placeholder="EUR 1.0812"
-            helpText="One per line. Leave empty to use the reference rates only."
-            error={fieldError(result, "save-fx", "fxRates")}
-          />
-          <Button submit disabled={busy}>
-            Save exchange rates
-          </Button>
-        </FormLayout>
-      </Form>
-    </Card>
-  );
-}
-
-const NOTIFY_KINDS = [
-  ["notifyFailures", "Orders that failed, or stay held longer than the time below"],
-  ["notifyLowBalance", "Low balance (below the amount below, or below what waiting orders cost)"],
-  ["notifyOutage", "The service not answering, and answering again"],
-  ["notifyWebhooks", "The service's webhooks not registered or missing deliveries"],
-  ["notifyDisputes", "Disputes: a new message from support, or a status change"],
-] as const;
-
-function PricingCard({ data, result }: { data: Data; result: ActionData }) {
-  const saved = useMemo(
-    () => ({
-      priceRule: data.settings.priceRule as string,
-      priceValue: data.settings.priceValue,
-      priceRounding: data.settings.priceRounding as string,
-      compareAtPct: data.settings.compareAtPct,
-      repriceOnCostChange: data.settings.repriceOnCostChange as string,
-      repriceThresholdPct: data.settings.repriceThresholdPct,
-      stockSync: data.settings.stockSync,
-      stockCountries: data.settings.stockCountries,
-      mainMarket: data.settings.mainMarket,
-    }),
-    [data.settings],
-  );
-  const [s, setS] = useKeptValues(saved, result, "save-pricing");
-  const nav = useNavigation();
-  const busy = nav.state !== "idle";
-  const err = (f: string) => fieldError(result, "save-pricing", f);
-  const set =
-    <K extends keyof typeof s>(k: K) =>
-    (v: (typeof s)[K]) =>
-      setS((old) => ({ ...old, [k]: v }));
-  return (
-    <Card>
-      <Form method="post">
-        <Intent value="save-pricing" />
-        <input type="hidden" name="stockSync" value={String(s.stockSync)} />
-        <FormLayout>
-          <FormStatus data={result} intent="save-pricing" summary />
-          <FormLayout.Group>
-            <Select
-              label="Price rule"
-              name="priceRule"
-              options={[
-                { value: "multiplier", label: "Cost × multiplier" },
-                { value: "markup", label: "Cost + fixed markup" },
-              ]}
-              value={s.priceRule}
-              onChange={set("priceRule")}
-              error={err("priceRule")}
-            />
-            <TextField
-              label={s.priceRule === "markup" ? "Markup (shop currency)" : "Multiplier"}
-              name="priceValue"
-              autoComplete="off"
-              inputMode="decimal"
-              value={s.priceValue}
-              onChange={set("priceValue")}
-              error={err("priceValue")}
-            />
-          </FormLayout.Group>
-          <FormLayout.Group>
-            <Select
-              label="Prices end in"
-              name="priceRounding"
-              options={[
-                { value: "99", label: ".99 (rounded up)" },
-                { value: "95", label: ".95 (rounded up)" },
-                { value: "00", label: ".00 (rounded up)" },
-                { value: "none", label: "The exact cent" },
-              ]}
-              value={s.priceRounding}
-              onChange={set("priceRounding")}
-            />
-            <TextField
-              label="Compare-at price above the price (%)"
-              name="compareAtPct"
-              autoComplete="off"
-              inputMode="numeric"
-              value={s.compareAtPct}
-              onChange={set("compareAtPct")}
-              helpText="Empty: no compare-at price."
-              error={err("compareAtPct")}
-            />
-          </FormLayout.Group>
-          <FormLayout.Group>
-            <Select
-              label="When the supplier's cost moves"
-              name="repriceOnCostChange"
-              options={[
-                { value: "flag", label: "Flag the variant, keep my price" },
-                { value: "apply", label: "Set the price by my rule" },
-              ]}
-              value={s.repriceOnCostChange}
-              onChange={set("repriceOnCostChange")}
-            />
-            <TextField
-              label="…by at least (%)"
-              name="repriceThresholdPct"
-              autoComplete="off"
-              inputMode="decimal"
-              value={s.repriceThresholdPct}
-              onChange={set("repriceThresholdPct")}
-              error={err("repriceThresholdPct")}
-            />
-          </FormLayout.Group>
-          <Checkbox
-            label="Set my shop's stock from the supplier's stock"
-            checked={s.stockSync}
-            onChange={set("stockSync")}
-          />
-          <TextField
-            label="Warehouse countries that count"
-            name="stockCountries"
-            autoComplete="off"
-            value={s.stockCountries}
-            onChange={set("stockCountries")}
-            placeholder={data.settings.fromCountryCode}
-            helpText="Two-letter codes separated by commas. Empty: the country your orders ship from."
-            error={err("stockCountries")}
-          />
-          <TextField
-            label="Main market (shipping quotes on the Products page)"
-            name="mainMarket"
-            autoComplete="country"
-            value={s.mainMarket}
-            onChange={set("mainMarket")}
-            helpText="The two-letter code of the country most of your orders go to."
-            error={err("mainMarket")}
-          />
-          <Button
-            submit
-            variant="primary"
-            disabled={busy}
-            loading={busy && nav.formData?.get("intent") === "save-pricing"}
+    <>
+      <SaveBar
+        changed={changed.map((p) => p.title)}
+        busy={busy}
+        embedded={data.embedded}
+        onSave={save}
+        onDiscard={discard}
+      />
+      <Page title="Settings">
+        <Layout>
+          {isSaveAll(result) && result.message ? (
+            <Toast message={result.message} token={result} />
+          ) : null}
+          {refused.length > 0 || other?.intent === "save-all" ? (
+            <Layout.Section>
+              <FormStatus data={other} intent="save-all" />
+              {refused.length > 0 ? (
+                <Banner
+                  tone="critical"
+                  title={`Not saved: ${refused.map((r) => titleOf(r.intent)).join(", ")}`}
+                >
+                  <List>
+                    {refused.map((r) => (
+                      <List.Item key={r.intent}>
+                        {`${titleOf(r.intent)}: ${r.ok ? "" : (Object.values(r.errors)[0] ?? "")} What you typed is kept: correct it and save again.`}
+                      </List.Item>
+                    ))}
+                  </List>
+                </Banner>
+              ) : null}
+            </Layout.Section>
+          ) : null}
+          <Layout.AnnotatedSection
+            title="Service account"
+            description="Connect the fulfilment service account that places and pays your orders."
           >
-            Save pricing
-          </Button>
-        </FormLayout>
-      </Form>
-    </Card>
-  );
-}
-
-function NotificationsCard({ data, result }: { data: Data; result: ActionData }) {
-  // One object per loaded settings (a new one each render would reset the form each render).
-  const saved = useMemo(
-    () => ({
-      notifyEmails: data.settings.notifyEmails,
-      notifyFailures: data.settings.notifyFailures,
-      notifyLowBalance: data.settings.notifyLowBalance,
-      notifyOutage: data.settings.notifyOutage,
-      notifyWebhooks: data.settings.notifyWebhooks,
-      notifyDisputes: data.settings.notifyDisputes,
-      notifyHeldAfterMinutes: String(data.settings.notifyHeldAfterMinutes),
-      notifyDigestMinutes: String(data.settings.notifyDigestMinutes),
-      lowBalanceUsd: data.settings.lowBalanceUsd,
-    }),
-    [data.settings],
-  );
-
-  const [s, setS] = useKeptValues(saved, result, "save-notifications");
-  const nav = useNavigation();
-  const busy = nav.state !== "idle";
-  const err = (f: string) => fieldError(result, "save-notifications", f);
-  const set =
-    <K extends keyof typeof s>(k: K) =>
-    (v: (typeof s)[K]) =>
-      setS((old) => ({ ...old, [k]: v }));
-  const { mailConfigured, lastDigest } = data.notifications;
-  return (
-    <Card>
-      <BlockStack gap="400">
-        <Form method="post">
-          <Intent value="save-notifications" />
-          {NOTIFY_KINDS.map(([k]) => (
-            <input key={k} type="hidden" name={k} value={String(s[k])} />
-          ))}
-          <FormLayout>
-            <FormStatus data={result} intent="save-notifications" summary />
-            {mailConfigured ? null : (
-              <Banner tone="warning">
-                <Text as="p">
-                  Email is not set up on this server (SMTP_URL): nothing is sent until the
-                  app&apos;s operator sets it. What would be told is kept until then.
-                </Text>
-              </Banner>
-            )}
-            <TextField
-              label="Send to"
-              name="notifyEmails"
-              autoComplete="email"
-              multiline={2}
-              value={s.notifyEmails}
-              onChange={set("notifyEmails")}
-              placeholder="you@example.com, partner@example.com"
-              helpText="Up to 5 addresses, separated by commas. Empty: no emails."
-              error={err("notifyEmails")}
+            <ConnectionCard data={data} result={other} />
+          </Layout.AnnotatedSection>
+          <Layout.AnnotatedSection
+            title="Webhooks"
+            description="The service tells the app about orders and tracking through webhooks."
+          >
+            <WebhookCard data={data} result={other} />
+          </Layout.AnnotatedSection>
+          <Layout.AnnotatedSection
+            title="Shipping"
+            description="How each order's shipping method is chosen from the service's freight quote, per destination. The most specific rule wins: a country, then a region, then the rule for every other destination."
+          >
+            <ShippingRules
+              draft={drafts[SHIPPING_INTENT]}
+              legacyMethod={data.settings.logisticName}
+              refusal={refusalOf(result, SHIPPING_INTENT)}
+              onSave={save}
             />
-            <BlockStack gap="100">
-              <Text as="span" variant="bodyMd">
-                Tell me about
-              </Text>
-              {NOTIFY_KINDS.map(([k, label]) => (
-                <Checkbox key={k} label={label} checked={s[k]} onChange={set(k)} />
-              ))}
-            </BlockStack>
-            <FormLayout.Group>
-              <TextField
-                label="Tell of a held order after (minutes)"
-                name="notifyHeldAfterMinutes"
-                type="number"
-                autoComplete="off"
-                value={s.notifyHeldAfterMinutes}
-                onChange={set("notifyHeldAfterMinutes")}
-                helpText="Many holds clear by themselves within minutes."
-                error={err("notifyHeldAfterMinutes")}
-              />
-              <TextField
-                label="At most one email every (minutes)"
-                name="notifyDigestMinutes"
-                type="number"
-                autoComplete="off"
-                value={s.notifyDigestMinutes}
-                onChange={set("notifyDigestMinutes")}
-                error={err("notifyDigestMinutes")}
-              />
-            </FormLayout.Group>
-            <TextField
-              label="Low balance below (USD)"
-              name="lowBalanceUsd"
-              autoComplete="off"
-              inputMode="decimal"
-              value={s.lowBalanceUsd}
-              onChange={set("lowBalanceUsd")}
-              helpText="Also shown on the dashboard. Empty: only when the balance does not cover waiting orders."
-              error={err("lowBalanceUsd")}
+          </Layout.AnnotatedSection>
+          <Layout.AnnotatedSection
+            title="Exchange rates"
+            description="Prices go to the service in US dollars. Rates come from the European Central Bank's daily reference rates; a rate you set here wins."
+          >
+            <FxRatesForm {...part(FX_INTENT)} draft={drafts[FX_INTENT]} />
+          </Layout.AnnotatedSection>
+          <Layout.AnnotatedSection
+            title="Orders and payment"
+            description="When orders are placed, what is held, and how they are paid."
+          >
+            <OrdersForm {...part(ORDERS_INTENT)} draft={drafts[ORDERS_INTENT]} />
+          </Layout.AnnotatedSection>
+          <Layout.AnnotatedSection
+            id="pricing"
+            title="Pricing and stock"
+            description="How imported products are priced from the supplier's cost, what happens when the cost moves, and whose stock your shop shows."
+          >
+            <PricingForm {...part(PRICING_INTENT)} draft={drafts[PRICING_INTENT]} />
+          </Layout.AnnotatedSection>
+          <Layout.AnnotatedSection
+            id="notifications"
+            title="Notifications"
+            description="Emails when something needs you: one digest at most every so many minutes, never one email per order."
+          >
+            <NotificationsForm
+              {...part(NOTIFY_INTENT)}
+              draft={drafts[NOTIFY_INTENT]}
+              testEmail={other}
             />
-            <Button
-              submit
-              variant="primary"
-              disabled={busy}
-              loading={busy && nav.formData?.get("intent") === "save-notifications"}
-            >
-              Save notifications
-            </Button>
-          </FormLayout>
-        </Form>
-        <Form method="post">
-          <Intent value="test-email" />
-          <BlockStack gap="200">
-            <FormStatus data={result} intent="test-email" />
-            <InlineStack gap="300" blockAlign="center">
-              <Button submit disabled={busy || !data.settings.notifyEmails}>
-                Send a test email
-              </Button>
-              <Text as="span" tone="subdued">
-                {lastDigest
-                  ? lastDigest.sent
-                    ? `Last email ${formatDateTime(lastDigest.at)}: ${lastDigest.subject}`
-                    : `Last email not sent yet (${lastDigest.notices} notices)${lastDigest.error ? `: ${lastDigest.error}` : ""}`
-                  : "No email sent yet."}
-              </Text>
-            </InlineStack>
-          </BlockStack>
-        </Form>
-      </BlockStack>
-    </Card>
+          </Layout.AnnotatedSection>
+        </Layout>
+      </Page>
+    </>
   );
 }

@@ -103,14 +103,20 @@ describe("the sandbox in a browser", () => {
     // A refused save keeps what was typed, with the error by the field.
     const review = page.getByLabel("Review window (minutes)");
     await review.fill("99999");
-    await page.getByRole("button", { name: "Save settings" }).click();
+    await page
+      .locator("[data-save-bar]")
+      .getByRole("button", { name: "Save", exact: true })
+      .click();
     await page
       .getByText(/too big|at most|less than or equal/i)
       .first()
       .waitFor();
     await expect.poll(() => review.inputValue()).toBe("99999");
     await review.fill("0");
-    await page.getByRole("button", { name: "Save settings" }).click();
+    await page
+      .locator("[data-save-bar]")
+      .getByRole("button", { name: "Save", exact: true })
+      .click();
     await page.getByText("Settings saved").waitFor();
     await expectNoSecrets();
     await shot("03-settings-connected");
@@ -529,8 +535,13 @@ describe("the sandbox in a browser", () => {
     // The merchant asks for emails, with held orders told of at once.
     await page.getByRole("link", { name: "Settings" }).first().click();
     await page.getByLabel("Send to").fill("not-an-address");
-    await page.getByRole("button", { name: "Save notifications" }).click();
     await page
+      .locator("[data-save-bar]")
+      .getByRole("button", { name: "Save", exact: true })
+      .click();
+    // By the field, and in the page's "Not saved" banner above.
+    await page
+      .locator("#notifications")
       .getByText("Enter email addresses like name@example.com, separated by commas")
       .waitFor();
     await page
@@ -539,12 +550,13 @@ describe("the sandbox in a browser", () => {
     expect(await page.getByLabel("Send to").inputValue()).toBe("not-an-address");
     await page.getByLabel("Send to").fill("merchant@example.com, partner@example.com");
     await page.getByLabel("Tell of a held order after (minutes)").fill("0");
-    await page.getByRole("button", { name: "Save notifications" }).click();
+    await page
+      .locator("[data-save-bar]")
+      .getByRole("button", { name: "Save", exact: true })
+      .click();
     await page.getByText("Notification settings saved").first().waitFor();
-    // Settled: the form shows what was saved, its button ready again.
-    await expect
-      .poll(() => page.getByRole("button", { name: "Save notifications" }).isDisabled())
-      .toBe(false);
+    // Settled: the form shows what was saved, the save bar gone (nothing left unsaved).
+    await page.locator("[data-save-bar]").waitFor({ state: "detached" });
     expect(await page.getByLabel("Send to").inputValue()).toBe(
       "merchant@example.com, partner@example.com",
     );

@@ -1,0 +1,190 @@
+/**
+ * The settings page's actions that save no settings: the service account (connect by API key
+ * or by logging in, disconnect, sandbox orders on or off) and the service's webhooks.
+ */
+import { Form, useNavigation } from "@remix-run/react";
+import {
+  Badge,
+  BlockStack,
+  Button,
+  Card,
+  FormLayout,
+  InlineStack,
+  Text,
+  TextField,
+} from "@shopify/polaris";
+import { useEffect, useState } from "react";
+import { ConfirmSubmit } from "../ConfirmSubmit";
+import { type ActionData, FormStatus, fieldError } from "../FormStatus";
+import { formatDateTime } from "../format";
+import type { SettingsData } from "./parts";
+
+function Intent({ value }: { value: string }) {
+  return <input type="hidden" name="intent" value={value} />;
+}
+
+export function ConnectionCard({ data, result }: { data: SettingsData; result: ActionData }) {
+  const { account, balance, settings } = data;
+  const [apiKey, setApiKey] = useState("");
+  const busy = useNavigation().state !== "idle";
+  useEffect(() => {
+    if (result?.ok && result.intent === "connect-key") setApiKey("");
+  }, [result]);
+  return (
+    <Card>
+      <BlockStack gap="400">
+        <FormStatus data={result} intent="connect-key" />
+        <FormStatus data={result} intent="connect-oauth" />
+        <FormStatus data={result} intent="disconnect" />
+        <FormStatus data={result} intent="set-sandbox" />
+        {account.connected ? (
+          <BlockStack gap="300">
+            <InlineStack gap="200" blockAlign="center">
+              <Badge tone="success">Connected</Badge>
+              <Text as="span">
+                {account.authMethod === "apiKey" ? "with an API key" : "through authorization"}
+                {account.apiKeyMasked ? ` ${account.apiKeyMasked}` : ""}
+              </Text>
+            </InlineStack>
+            <Text as="p">
+              Access token:{" "}
+              {account.tokenValid
+                ? `valid until ${formatDateTime(account.tokenExpiresAt)}`
+                : "none yet (one is requested on the next call)"}
+            </Text>
+            <Text as="p">
+              Balance:{" "}
+              {balance?.amount != null ? (
+                <Text as="span" fontWeight="semibold">
+                  {balance.amount} USD
+                </Text>
+              ) : (
+                `unknown (${balance?.error ?? "not connected"})`
+              )}
+            </Text>
+            <ConfirmSubmit
+              intent="disconnect"
+              label="Disconnect"
+              title="Disconnect from the service?"
+              tone="critical"
+            >
+              New orders wait (held) until an account is connected again; orders already at the
+              service stop being paid and tracked by the app. The service webhooks are cancelled and
+              the stored keys and tokens are deleted.
+            </ConfirmSubmit>
+          </BlockStack>
+        ) : (
+          <BlockStack gap="300">
+            {!account.canConnect ? (
+              <Text as="p" tone="critical">
+                The app has no service address (SVC_BASE_URL): its operator must set it.
+              </Text>
+            ) : null}
+            <Form method="post" autoComplete="off">
+              <Intent value="connect-key" />
+              <FormLayout>
+                <TextField
+                  label="API key"
+                  name="apiKey"
+                  type="password"
+                  value={apiKey}
+                  onChange={setApiKey}
+                  autoComplete="off"
+                  helpText="From your service account's settings. It is stored encrypted and never shown again."
+                  error={fieldError(result, "connect-key", "apiKey")}
+                />
+                <Button submit variant="primary" disabled={busy || !account.canConnect}>
+                  Connect with API key
+                </Button>
+              </FormLayout>
+            </Form>
+            {account.canAuthorize ? (
+              <Form method="post">
+                <Intent value="connect-oauth" />
+                <InlineStack gap="200" blockAlign="center">
+                  <Text as="span" tone="subdued">
+                    or log in at the service:
+                  </Text>
+                  <Button submit disabled={busy}>
+                    Connect
+                  </Button>
+                </InlineStack>
+              </Form>
+            ) : null}
+          </BlockStack>
+        )}
+        <InlineStack gap="200" blockAlign="center">
+          <Text as="span">
+            Sandbox orders are{" "}
+            <Text as="span" fontWeight="semibold">
+              {settings.sandbox ? "on" : "off"}
+            </Text>{" "}
+            (with sandbox on, orders are placed as tests and nothing is charged).
+          </Text>
+          {settings.sandbox ? (
+            <ConfirmSubmit
+              intent="set-sandbox"
+              fields={{ sandbox: "false" }}
+              label="Turn sandbox off"
+              title="Turn sandbox off: real orders, real money?"
+            >
+              From now on orders are placed for real and paid from the service balance.
+            </ConfirmSubmit>
+          ) : (
+            <Form method="post">
+              <Intent value="set-sandbox" />
+              <input type="hidden" name="sandbox" value="true" />
+              <Button submit disabled={busy}>
+                Turn sandbox on
+              </Button>
+            </Form>
+          )}
+        </InlineStack>
+      </BlockStack>
+    </Card>
+  );
+}
+
+export function WebhookCard({ data, result }: { data: SettingsData; result: ActionData }) {
+  const { account } = data;
+  const busy = useNavigation().state !== "idle";
+  return (
+    <Card>
+      <BlockStack gap="300">
+        <FormStatus data={result} intent="register-webhooks" />
+        <InlineStack gap="200" blockAlign="center">
+          {account.webhookRegisteredAt ? (
+            <Badge tone="success">Registered</Badge>
+          ) : (
+            <Badge tone="warning">Not registered</Badge>
+          )}
+          {account.webhookRegisteredAt ? (
+            <Text as="span">on {formatDateTime(account.webhookRegisteredAt)}</Text>
+          ) : null}
+        </InlineStack>
+        {account.webhookProblem ? (
+          <Text as="p" tone="critical">
+            {account.webhookProblem}
+          </Text>
+        ) : null}
+        {account.webhookUrlMasked ? (
+          <Text as="p" tone="subdued">
+            Address: {account.webhookUrlMasked}
+          </Text>
+        ) : null}
+        <Text as="p">
+          Last event received:{" "}
+          {account.lastEventAt
+            ? `${account.lastEventTopic} at ${formatDateTime(account.lastEventAt)}`
+            : "none yet"}
+        </Text>
+        <Form method="post">
+          <Intent value="register-webhooks" />
+          <Button submit disabled={busy || !account.connected}>
+            Register again
+          </Button>
+        </Form>
+      </BlockStack>
+    </Card>
+  );
+}

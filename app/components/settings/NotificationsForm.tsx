@@ -1,0 +1,159 @@
+/**
+ * The "Notifications" form of the settings page: where the emails go, what they tell, how
+ * often; and a test email (its own button, which saves nothing).
+ */
+import { Form, useNavigation } from "@remix-run/react";
+import {
+  Banner,
+  BlockStack,
+  Button,
+  Card,
+  Checkbox,
+  FormLayout,
+  InlineStack,
+  Text,
+  TextField,
+} from "@shopify/polaris";
+import { type ActionData, FormStatus, fieldError } from "../FormStatus";
+import { formatDateTime } from "../format";
+import { editingProps } from "../useAutoRefresh";
+import { type PartProps, type SettingsData, asPosted, setterOf } from "./parts";
+
+export const NOTIFY_INTENT = "save-notifications";
+
+const NOTIFY_KINDS = [
+  ["notifyFailures", "Orders that failed, or stay held longer than the time below"],
+  ["notifyLowBalance", "Low balance (below the amount below, or below what waiting orders cost)"],
+  ["notifyOutage", "The service not answering, and answering again"],
+  ["notifyWebhooks", "The service's webhooks not registered or missing deliveries"],
+  ["notifyDisputes", "Disputes: a new message from support, or a status change"],
+] as const;
+
+export const NOTIFY_KEYS = [
+  "notifyEmails",
+  ...NOTIFY_KINDS.map(([k]) => k),
+  "notifyHeldAfterMinutes",
+  "notifyDigestMinutes",
+  "lowBalanceUsd",
+] as const;
+
+type Values = Record<(typeof NOTIFY_KEYS)[number], string>;
+
+export function notificationsSaved(settings: SettingsData["settings"]): Values {
+  const all = asPosted(settings);
+  return Object.fromEntries(NOTIFY_KEYS.map((k) => [k, all[k] ?? ""])) as Values;
+}
+
+export function NotificationsForm({
+  data,
+  draft,
+  refusal,
+  onSave,
+  testEmail,
+}: PartProps<Values> & { testEmail: ActionData }) {
+  const s = draft.values;
+  const set = setterOf<Values>(draft.set);
+  const busy = useNavigation().state !== "idle";
+  const err = (f: string) => fieldError(refusal, NOTIFY_INTENT, f);
+  const { mailConfigured, lastDigest } = data.notifications;
+  return (
+    <div data-settings-card={NOTIFY_INTENT} {...editingProps(draft.dirty)}>
+      <Card>
+        <BlockStack gap="400">
+          <Form
+            method="post"
+            data-settings-part={NOTIFY_INTENT}
+            onSubmit={(e) => {
+              e.preventDefault();
+              onSave();
+            }}
+          >
+            <input type="hidden" name="intent" value={NOTIFY_INTENT} />
+            {NOTIFY_KINDS.map(([k]) => (
+              <input key={k} type="hidden" name={k} value={s[k]} />
+            ))}
+            <FormLayout>
+              <FormStatus data={refusal} intent={NOTIFY_INTENT} summary />
+              {mailConfigured ? null : (
+                <Banner tone="warning">
+                  <Text as="p">
+                    Email is not set up on this server (SMTP_URL): nothing is sent until the
+                    app&apos;s operator sets it. What would be told is kept until then.
+                  </Text>
+                </Banner>
+              )}
+              <TextField
+                label="Send to"
+                name="notifyEmails"
+                autoComplete="email"
+                multiline={2}
+                value={s.notifyEmails}
+                onChange={set("notifyEmails")}
+                placeholder="you@example.com, partner@example.com"
+                helpText="Up to 5 addresses, separated by commas. Empty: no emails."
+                error={err("notifyEmails")}
+              />
+              <BlockStack gap="100">
+                <Text as="span" variant="bodyMd">
+                  Tell me about
+                </Text>
+                {NOTIFY_KINDS.map(([k, label]) => (
+                  <Checkbox key={k} label={label} checked={s[k] === "true"} onChange={set(k)} />
+                ))}
+              </BlockStack>
+              <FormLayout.Group>
+                <TextField
+                  label="Tell of a held order after (minutes)"
+                  name="notifyHeldAfterMinutes"
+                  type="number"
+                  autoComplete="off"
+                  value={s.notifyHeldAfterMinutes}
+                  onChange={set("notifyHeldAfterMinutes")}
+                  helpText="Many holds clear by themselves within minutes."
+                  error={err("notifyHeldAfterMinutes")}
+                />
+                <TextField
+                  label="At most one email every (minutes)"
+                  name="notifyDigestMinutes"
+                  type="number"
+                  autoComplete="off"
+                  value={s.notifyDigestMinutes}
+                  onChange={set("notifyDigestMinutes")}
+                  error={err("notifyDigestMinutes")}
+                />
+              </FormLayout.Group>
+              <TextField
+                label="Low balance below (USD)"
+                name="lowBalanceUsd"
+                autoComplete="off"
+                inputMode="decimal"
+                value={s.lowBalanceUsd}
+                onChange={set("lowBalanceUsd")}
+                helpText="Also shown on the dashboard. Empty: only when the balance does not cover waiting orders."
+                error={err("lowBalanceUsd")}
+              />
+            </FormLayout>
+          </Form>
+          <Form method="post">
+            <input type="hidden" name="intent" value="test-email" />
+            <BlockStack gap="200">
+              <FormStatus data={testEmail} intent="test-email" />
+              <InlineStack gap="300" blockAlign="center">
+                <Button submit disabled={busy || !data.settings.notifyEmails}>
+                  Send a test email
+                </Button>
+                <Text as="span" tone="subdued">
+                  {lastDigest
+                    ? lastDigest.sent
+                      ? `Last email ${formatDateTime(lastDigest.at)}: ${lastDigest.subject}`
+                      : `Last email not sent yet (${lastDigest.notices} notices)${lastDigest.error ? `: ${lastDigest.error}` : ""}`
+                    : "No email sent yet."}
+                </Text>
+              </InlineStack>
+            </BlockStack>
+          </Form>
+        </BlockStack>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,163 @@
+/**
+ * The "Orders and payment" form of the settings page: when orders are placed, what is held,
+ * how they are paid. Its values are a draft of the saved settings (kept through the page's
+ * refreshes while changed); the page's save bar posts it.
+ */
+import { Form } from "@remix-run/react";
+import { Card, Checkbox, FormLayout, Select, TextField } from "@shopify/polaris";
+import { FormStatus, fieldError } from "../FormStatus";
+import { editingProps } from "../useAutoRefresh";
+import { NOTIFY_KEYS } from "./NotificationsForm";
+import { type PartProps, type SettingsData, asPosted, setterOf } from "./parts";
+import { PRICING_KEYS } from "./PricingForm";
+
+export const ORDERS_INTENT = "save-settings";
+
+type Values = Record<string, string>;
+
+/** The saved settings as this form posts them (the other forms' settings left out). */
+export function ordersSaved(settings: SettingsData["settings"]): Values {
+  const others = new Set<string>([...PRICING_KEYS, ...NOTIFY_KEYS, "sandbox", "logisticName"]);
+  return Object.fromEntries(Object.entries(asPosted(settings)).filter(([k]) => !others.has(k)));
+}
+
+const CHECKS = ["holdRiskyOrders", "autoPay", "notifyCustomer", "paused"] as const;
+
+export function OrdersForm({ data, draft, refusal, onSave }: PartProps<Values>) {
+  const s = draft.values;
+  const set = setterOf<Values>(draft.set);
+  const err = (f: string) => fieldError(refusal, ORDERS_INTENT, f);
+  const text = (k: string) => ({ value: s[k] ?? "", onChange: set(k), error: err(k) });
+  const check = (k: string) => ({ checked: s[k] === "true", onChange: set(k) });
+  return (
+    <div data-settings-card={ORDERS_INTENT} {...editingProps(draft.dirty)}>
+      <Card>
+        <Form
+          method="post"
+          data-settings-part={ORDERS_INTENT}
+          onSubmit={(e) => {
+            e.preventDefault();
+            onSave();
+          }}
+        >
+          <input type="hidden" name="intent" value={ORDERS_INTENT} />
+          {CHECKS.map((k) => (
+            <input key={k} type="hidden" name={k} value={s[k] ?? "false"} />
+          ))}
+          <FormLayout>
+            <FormStatus data={refusal} intent={ORDERS_INTENT} summary />
+            <Select
+              label="Place an order at the service when the shop order is"
+              name="trigger"
+              options={[
+                { label: "paid (orders/paid)", value: "orders/paid" },
+                { label: "created (orders/create)", value: "orders/create" },
+              ]}
+              {...text("trigger")}
+            />
+            <TextField
+              label="Review window (minutes)"
+              name="reviewWindowMinutes"
+              type="number"
+              autoComplete="off"
+              helpText="Time to edit or cancel an order before it is placed. 0 places at once."
+              {...text("reviewWindowMinutes")}
+            />
+            <Checkbox
+              label="Hold orders Shopify rates as risky (fraud risk)"
+              {...check("holdRiskyOrders")}
+            />
+            <Checkbox label="Pause: place no new orders" {...check("paused")} />
+            <Checkbox label="Pay orders automatically from the balance" {...check("autoPay")} />
+            <FormLayout.Group>
+              <TextField
+                label="Hold payment of an order costing over (USD)"
+                name="costCapUsd"
+                autoComplete="off"
+                inputMode="decimal"
+                helpText="Items and shipping at the service. Empty: no cap."
+                {...text("costCapUsd")}
+              />
+              <TextField
+                label="…or leaving a margin under (%)"
+                name="minMarginPct"
+                autoComplete="off"
+                inputMode="decimal"
+                helpText="Of the shop order's total. Empty: no minimum."
+                {...text("minMarginPct")}
+              />
+            </FormLayout.Group>
+            <FormLayout.Group>
+              <TextField
+                label="Payment batch size (orders)"
+                name="payBatchSize"
+                type="number"
+                autoComplete="off"
+                {...text("payBatchSize")}
+              />
+              <TextField
+                label="Payment batch window (seconds)"
+                name="payBatchWindowSeconds"
+                type="number"
+                autoComplete="off"
+                {...text("payBatchWindowSeconds")}
+              />
+            </FormLayout.Group>
+            <TextField
+              label="Origin country of product connections"
+              name="fromCountryCode"
+              autoComplete="off"
+              helpText="Where matched products ship from by default (each shipping rule names its own origin)"
+              {...text("fromCountryCode")}
+            />
+            <Select
+              label="Warehouse mode"
+              name="shopLogisticsType"
+              options={[
+                { label: "Platform logistics from a warehouse", value: "1" },
+                { label: "Merchant logistics", value: "2" },
+                { label: "Warehouse assigned by the service", value: "3" },
+              ]}
+              {...text("shopLogisticsType")}
+            />
+            <TextField
+              label="Warehouse id"
+              name="storageId"
+              autoComplete="off"
+              {...text("storageId")}
+              helpText={
+                data.warehouse
+                  ? data.warehouse.name
+                    ? `${data.warehouse.name} (${data.warehouse.country})`
+                    : "Not found at the service"
+                  : "Checked with the service when you save"
+              }
+            />
+            <FormLayout.Group>
+              <Select
+                label="IOSS"
+                name="iossType"
+                options={[
+                  { label: "No IOSS", value: "1" },
+                  { label: "My own IOSS number", value: "2" },
+                  { label: "The service's IOSS", value: "3" },
+                ]}
+                {...text("iossType")}
+              />
+              <TextField
+                label="IOSS number"
+                name="iossNumber"
+                autoComplete="off"
+                {...text("iossNumber")}
+              />
+            </FormLayout.Group>
+            <Checkbox
+              label="Notify the customer when tracking is added"
+              {...check("notifyCustomer")}
+            />
+          </FormLayout>
+        </Form>
+      </Card>
+    </div>
+  );
+}
