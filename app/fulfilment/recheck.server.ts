@@ -40,7 +40,8 @@ export async function recheckHeld(
     ? await getSettings(db, shopDomain)
     : null;
   for (const o of held) {
-    if (o.reasonCode === "short_balance") {
+    // Created at the service already: the pay run decides (it takes them back into a batch).
+    if (o.reasonCode === "short_balance" || o.reasonCode === "warehouse_mode") {
       if (o.svcAccountId) accounts.add(o.svcAccountId);
       continue;
     }
@@ -79,6 +80,7 @@ export async function recheckHeld(
 /** The causes a settings save can remove. */
 export const SETTINGS_CAUSES: ReasonCode[] = [
   "cost_guard",
+  "warehouse_mode",
   "settings_incomplete",
   "paused",
   "no_shipping_method",
