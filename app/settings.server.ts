@@ -12,11 +12,39 @@ const bool = z
   .union([z.boolean(), z.enum(["true", "false", "on", "off", "1", "0"])])
   .transform((v) => v === true || v === "true" || v === "on" || v === "1");
 
+/** What placing does with an order that has lines without a catalog connection. */
+export const UNCONNECTED_LINES = ["hold", "connected", "send"] as const;
+
+/**
+ * Warehouse modes (shopLogisticsType) 1 and 3 ship from a platform warehouse that starts work
+ * only once the merchant uploads a shipping label after payment (uploadWaybillInfo), an
+ * operation whose shape the contract does not show and this app does not have: such orders would
+ * be paid and then wait for ever. The settings refuse them; a shop that still has one stored
+ * gets no order placed or paid until it chooses merchant logistics (2).
+ */
+export const LABEL_WAREHOUSE_MODES: readonly number[] = [1, 3];
+
+export const LABEL_MODE_REFUSED =
+  "Not available yet: in this warehouse mode the warehouse waits, after payment, for a shipping label that this app cannot send, so orders would be paid and never shipped. Choose Merchant logistics.";
+
+/** Why orders of a shop with these settings are not placed or paid, or null when they can be. */
+export function labelModeReason(settings: Pick<ShopSettings, "shopLogisticsType">): string | null {
+  if (!LABEL_WAREHOUSE_MODES.includes(settings.shopLogisticsType)) return null;
+  return "The warehouse mode chosen in Settings needs a shipping label uploaded after payment, which this app cannot send yet, so the order would be paid and never shipped. Choose Merchant logistics in Settings → Orders and the order goes on.";
+}
+
 export const settingsSchema = z.object({
   /** Which shop webhook places the order at the service. */
   trigger: z.enum(["orders/create", "orders/paid"]).default("orders/paid"),
-  /** Lines without a catalog connection: hold the order, or send it (the service keeps it invalid). */
-  unconnectedLines: z.enum(["hold", "send"]).default("hold"),
+  /**
+   * Orders with lines that have no catalog connection (own stock beside dropship lines): hold
+   * the order until every line is connected, send only the connected lines (the merchant ships
+   * the rest), or send every line (the service keeps the order among its invalid orders until
+   * the rest are connected).
+   */
+  unconnectedLines: z
+    .enum(UNCONNECTED_LINES, "Choose what happens to orders with lines that are not connected")
+    .default("hold"),
   /** Minutes to wait after the trigger before placing (time to edit or cancel). */
   reviewWindowMinutes: z.coerce
     .number("Enter a number of minutes")
@@ -229,6 +257,13 @@ export async function updateSettings(
     const errors: Record<string, string> = {};
     for (const issue of parsed.error.issues) errors[String(issue.path[0])] ??= issue.message;
     return { ok: false, errors };
+  }
+  // A mode the app cannot finish is never chosen (a stored one is left for the merchant to change).
+  if (
+    "shopLogisticsType" in patch &&
+    LABEL_WAREHOUSE_MODES.includes(parsed.data.shopLogisticsType)
+  ) {
+    return { ok: false, errors: { shopLogisticsType: LABEL_MODE_REFUSED } };
   }
   await db.shop.upsert({
     where: { domain: shopDomain },

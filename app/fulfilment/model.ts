@@ -42,7 +42,12 @@ export type ReasonCode =
   /** The service kept failing (unreachable, busy): placed again when it answers. */
   | "service_unavailable"
   /** Created at the service, but its cost is over the merchant's cap or its margin too thin. */
-  | "cost_guard";
+  | "cost_guard"
+  /**
+   * Created at the service, not paid: the shop's warehouse mode needs a shipping label after
+   * payment, which the app cannot send (settings.server.ts labelModeReason).
+   */
+  | "warehouse_mode";
 
 /** Held orders whose cause can go away by itself: the pipeline checks them again. */
 export const SELF_RELEASING: ReasonCode[] = [

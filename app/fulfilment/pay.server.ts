@@ -14,7 +14,7 @@
  */
 import type { PaymentBatch, Prisma } from "@prisma/client";
 import { addLogContext } from "../log-context.server";
-import { getSettings, type ShopSettings } from "../settings.server";
+import { getSettings, labelModeReason, type ShopSettings } from "../settings.server";
 import { compareMoney, subtractMoney, toMoney } from "../svc/decimal";
 import {
   SvcCartError,
@@ -34,6 +34,11 @@ const UNPAID_STATUSES = ["CREATED", "IN_CART", "UNPAID"];
 /** Service statuses of an order that is paid. */
 export const PAID_AT_SERVICE = ["UNSHIPPED", "PENDING", "PROCESSING", "SHIPPED", "DELIVERED"];
 const OPEN_BATCH_STATES = ["open", "carted", "confirming", "confirmed", "parented", "paying"];
+/** Orders a new batch takes: created ones, and those held for a cause the run itself clears. */
+const PAYABLE: Prisma.ShopOrderWhereInput[] = [
+  { state: "CREATED" },
+  { state: "HELD", reasonCode: { in: ["short_balance", "warehouse_mode"] } },
+];
 
 export interface PayRunResult {
   batchesPaid: number;
@@ -124,6 +129,11 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
   const requested: Prisma.ShopOrderWhereInput = settings.autoPay
     ? {}
     : { payRequestedAt: { not: null } };
+  const labelMode = labelModeReason(settings);
+  if (labelMode) {
+    await holdLabelMode(ctx, requested, labelMode);
+    return result;
+  }
   for (const isSandbox of [false, true]) {
     const skip = new Set<string>();
     for (;;) {
@@ -134,7 +144,7 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
           paymentBatchId: null,
           svcOrderId: { not: null },
           id: { notIn: [...skip] },
-          OR: [{ state: "CREATED" }, { state: "HELD", reasonCode: "short_balance" }],
+          OR: PAYABLE,
           ...requested,
         },
         orderBy: [{ placedAt: "asc" }, { id: "asc" }],
@@ -175,7 +185,7 @@ export async function payAccount(deps: FulfilmentDeps, accountId: string): Promi
             where: {
               id: { in: chosen.map((o) => o.id) },
               paymentBatchId: null,
-              OR: [{ state: "CREATED" }, { state: "HELD", reasonCode: "short_balance" }],
+              OR: PAYABLE,
             },
             data: { paymentBatchId: b.id, state: "PAYING", reasonCode: null, reasonMessage: null },
           });
@@ -251,14 +261,49 @@ async function splitByBalance<T extends { id: string; amount: string | null }>(
   return { fit: result.fit, short: result.short };
 }
 
-async function holdShort(ctx: RunCtx, short: Array<{ id: string; need: string; state?: string }>) {
+/**
+ * The shop's warehouse mode needs a label after payment that the app cannot send: its created
+ * orders are held out of every new batch, with the reason, until the mode is changed (the
+ * settings save re-checks them, recheck.server.ts).
+ */
+async function holdLabelMode(ctx: RunCtx, requested: Prisma.ShopOrderWhereInput, message: string) {
+  const db = ctx.deps.prisma;
+  const waiting = await db.shopOrder.findMany({
+    where: {
+      svcAccountId: ctx.accountId,
+      paymentBatchId: null,
+      svcOrderId: { not: null },
+      OR: [{ state: "CREATED" }, { state: "HELD", reasonCode: "short_balance" }],
+      ...requested,
+    },
+    select: { id: true },
+  });
+  if (waiting.length === 0) return;
+  const ids = waiting.map((o) => o.id);
+  await db.shopOrder.updateMany({
+    where: { id: { in: ids } },
+    data: { state: "HELD", reasonCode: "warehouse_mode", reasonMessage: message },
+  });
+  await addTimelineMany(db, ids, {
+    step: "pay",
+    outcome: "held",
+    errorCode: "warehouse_mode",
+    message,
+  });
+  ctx.result.held += ids.length;
+}
+
+async function holdShort(
+  ctx: RunCtx,
+  short: Array<{ id: string; need: string; state?: string; reasonCode?: string | null }>,
+) {
   if (short.length === 0) return;
   const db = ctx.deps.prisma;
   const balance = ctx.balance;
   for (const o of short) {
     const message = `The service balance (${balance} USD available) does not cover this order (${o.need} USD). It is paid automatically once the balance is topped up.`;
-    // A candidate that is HELD is held for a short balance (the only hold it can be taken from).
-    const already = o.state === "HELD";
+    // Told once: a candidate already held for a short balance is not told again.
+    const already = o.state === "HELD" && o.reasonCode === "short_balance";
     await db.shopOrder.update({
       where: { id: o.id },
       data: { state: "HELD", reasonCode: "short_balance", reasonMessage: message },

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { orderFacts } from "./order-facts";
 import type { Db } from "../jobs/queue.server";
 import { addLogContext } from "../log-context.server";
-import { getSettings, type ShopSettings } from "../settings.server";
+import { getSettings, labelModeReason, type ShopSettings } from "../settings.server";
 import { stockCountries } from "../catalog/facts.server";
 import { chooseSuppliers, routeLines } from "../catalog/suppliers.server";
 import { DEFAULT_CONNECTION_LOGISTICS } from "../admin/connections.server";
@@ -20,8 +20,8 @@ import type {
   ShopOrderLine as ShopifyLine,
 } from "../shop/gateway.server";
 import { parseOrderGid } from "../shop/ids";
-import { type WithheldData, withheldCustomerData } from "../shop/orders.server";
-import type { CreateOrderV3Request, OrderLine } from "../svc/orders.server";
+import { withheldCustomerData } from "../shop/orders.server";
+import type { CreateOrderV3Request } from "../svc/orders.server";
 import {
   SvcAuthError,
   SvcDuplicateOrderError,
@@ -42,10 +42,18 @@ import {
   withRecipient,
 } from "../repair/recipient";
 import { type Choice, choiceMessage, chooseShipping } from "../shipping/choose.server";
+import {
+  buildCreateRequest,
+  missingProvince,
+  missingShipping,
+  protectedDataMessage,
+} from "./create-request";
 import { type FulfilmentDeps, optionsOf } from "./deps.server";
-import { cut, numericId, orderNumberFor, type ReasonCode, SELF_RELEASING } from "./model";
+import { numericId, orderNumberFor, type ReasonCode, SELF_RELEASING } from "./model";
 import { schedulePay, schedulePlace } from "./schedule.server";
 import { addTimeline, errorFields } from "./timeline.server";
+
+export { buildCreateRequest, missingProvince, missingShipping, protectedDataMessage };
 
 // ---------------------------------------------------------------------------------------------
 // Receiving the shop's order webhook
@@ -173,6 +181,23 @@ async function fail(db: Db, orderId: string, reason: ReasonCode, message: string
   });
 }
 
+/**
+ * Lines without a connection that the merchant ships (the setting "send the connected lines
+ * only"): they are not the service's, so they leave the order's lines (its tracking then closes
+ * it with the service's lines), and the timeline says which they are.
+ */
+async function leaveToMerchant(db: Db, orderId: string, lines: LineRow[]): Promise<void> {
+  await db.shopOrderLine.deleteMany({ where: { id: { in: lines.map((l) => l.id) } } });
+  await addTimeline(db, orderId, {
+    step: "create",
+    outcome: "info",
+    message: `${lines.length} line(s) are not sent to the service: they are not connected to a catalog product, and Settings say to send the connected lines only, so you ship these yourself: ${lines
+      .map((l) => l.title + (l.variantTitle ? ` (${l.variantTitle})` : ""))
+      .join("; ")
+      .slice(0, 300)}.`,
+  });
+}
+
 /** Has the merchant released this order (skip the review window and the risk hold)? */
 async function releasedByMerchant(db: Db, orderId: string): Promise<boolean> {
   return (await db.timelineEntry.count({ where: { orderId, step: "release" } })) > 0;
@@ -223,6 +248,11 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
       `Waiting for the review window: it goes to the service after ${order.placeAfter.toISOString()}.`,
     );
     return { outcome: "held", reason: "review_window", retryAt: order.placeAfter };
+  }
+  const labelMode = labelModeReason(settings);
+  if (labelMode) {
+    await hold(db, order, "settings_incomplete", labelMode);
+    return { outcome: "held", reason: "settings_incomplete" };
   }
 
   const gateway = await deps.shopFor(order.shopDomain);
@@ -311,8 +341,18 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     );
     return { outcome: "held", reason: "invalid_address" };
   }
+  const noProvince = missingProvince(shopOrder);
+  if (noProvince) {
+    await hold(db, order, "invalid_address", noProvince);
+    return { outcome: "held", reason: "invalid_address" };
+  }
   const unconnected = lines.filter((l) => !l.svcVid);
-  if (unconnected.length && settings.unconnectedLines === "hold") {
+  const connected = lines.filter((l) => l.svcVid);
+  if (
+    unconnected.length &&
+    (settings.unconnectedLines === "hold" ||
+      (settings.unconnectedLines === "connected" && connected.length === 0))
+  ) {
     await hold(
       db,
       order,
@@ -324,6 +364,9 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     );
     return { outcome: "held", reason: "unconnected_lines" };
   }
+  // Own stock beside dropship lines: only the connected lines go; the merchant ships the rest.
+  const sent = settings.unconnectedLines === "connected" ? connected : lines;
+  if (sent.length < lines.length) await leaveToMerchant(db, order.id, unconnected);
 
   if (elsewhere.length) {
     await addTimeline(db, order.id, {
@@ -337,7 +380,7 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
   }
   const shipping = await chooseShipping(deps, {
     order,
-    lines,
+    lines: sent,
     countryCode: shopOrder.shippingAddress!.countryCode!.toUpperCase(),
     zip: shopOrder.shippingAddress!.zip,
     settings,
@@ -363,7 +406,7 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     );
     return { outcome: "held", reason: "no_fx_rate" };
   }
-  const usdLines = lines.map((l) => ({ ...l, unitPrice: convert(l.unitPrice, fx.usdPerUnit) }));
+  const usdLines = sent.map((l) => ({ ...l, unitPrice: convert(l.unitPrice, fx.usdPerUnit) }));
   const request = withCustomsIds(
     buildCreateRequest(order, shopOrder, usdLines, settings, now),
     recipient,
@@ -697,91 +740,6 @@ async function saveLines(
     where: { orderId: order.id },
     orderBy: { shopifyLineItemId: "asc" },
   });
-}
-
-function recipientName(a: NonNullable<ShopifyOrder["shippingAddress"]>): string {
-  return [a.firstName, a.lastName].filter((x) => x && x.trim()).join(" ") || (a.company ?? "");
-}
-
-/**
- * Why the order is held when Shopify withholds protected customer data from the app (names the
- * missing access and the fix; no customer data in it).
- */
-export function protectedDataMessage(withheld: WithheldData[]): string {
-  const what = withheld.map((w) => (w === "name" ? "name" : "address")).join(" and ");
-  return (
-    `Shopify withholds the customer's ${what} from this app: the app's protected customer data access ` +
-    "(level 2: name, email, phone, address) has not been granted. The app owner requests it in the " +
-    "Partner Dashboard → API access → Protected customer data (select name, email, phone and address, " +
-    "give the reasons, and for a public app submit it for review); once granted, the order goes on by " +
-    "itself, or press Retry."
-  );
-}
-
-/** Required shipping fields of the contract that the shop order lacks (names of fields, no data). */
-export function missingShipping(o: ShopifyOrder): string[] {
-  const a = o.shippingAddress;
-  if (!a) return ["the whole shipping address"];
-  const missing: string[] = [];
-  if (!recipientName(a).trim()) missing.push("recipient name");
-  if (!a.address1?.trim() && !a.address2?.trim()) missing.push("street address");
-  if (!a.city?.trim()) missing.push("city");
-  if (!a.countryCode || !/^[A-Za-z]{2}$/.test(a.countryCode)) missing.push("country code");
-  if (!a.country?.trim() && !a.countryCode) missing.push("country");
-  return missing;
-}
-
-export function buildCreateRequest(
-  order: Pick<OrderRow, "orderNumber">,
-  shopOrder: ShopifyOrder,
-  lines: LineRow[],
-  settings: ShopSettings,
-  nowMs: number,
-): CreateOrderV3Request {
-  const a = shopOrder.shippingAddress!;
-  const street = a.address1?.trim() ? a.address1 : (a.address2 ?? "");
-  const street2 = a.address1?.trim() ? a.address2 : null;
-  const phone = a.phone ? a.phone.replace(/[^\d+]/g, "").slice(0, 20) : undefined;
-  const email = shopOrder.email && shopOrder.email.length <= 50 ? shopOrder.email : undefined;
-  const created = Date.parse(shopOrder.createdAt);
-  const products: OrderLine[] = lines.map((l) => ({
-    vid: cut(l.shopifyVariantId ?? l.svcVid ?? undefined, 50),
-    ...(l.shopifyVariantId ? {} : { sku: cut(l.sku, 50) }),
-    storeProductId: cut(l.shopifyProductId, 64),
-    storeProductImg: l.image && l.image.length <= 500 ? l.image : undefined,
-    storeLineItemId: cut(l.shopifyLineItemId, 125),
-    storeProductName: cut(l.title, 500),
-    storeSku: cut(l.sku, 60),
-    variantOptions: cut(l.variantOptions, 200),
-    quantity: l.quantity,
-    unitPrice: l.unitPrice,
-  }));
-  return {
-    orderNumber: order.orderNumber,
-    orderFlow: 2,
-    shippingCustomerName: cut(recipientName(a), 50)!,
-    shippingAddress: cut(street, 500)!,
-    shippingAddress2: cut(street2, 500),
-    shippingCity: cut(a.city, 50)!,
-    shippingProvince: cut(a.province || a.provinceCode || a.city, 50)!,
-    shippingCountryCode: a.countryCode!.toUpperCase(),
-    shippingCountry: cut(a.country || a.countryCode, 50)!,
-    shippingZip: cut(a.zip, 20),
-    shippingPhone: phone || undefined,
-    email,
-    logisticName: settings.logisticName,
-    fromCountryCode: settings.fromCountryCode,
-    shopLogisticsType: settings.shopLogisticsType as 1 | 2 | 3,
-    ...(settings.shopLogisticsType === 1 && settings.storageId
-      ? { storageId: settings.storageId }
-      : {}),
-    iossType: settings.iossType as 1 | 2 | 3,
-    ...(settings.iossNumber ? { iossNumber: settings.iossNumber } : {}),
-    storeOrderTime: Math.floor(Math.min(Number.isNaN(created) ? nowMs : created, nowMs) / 1000),
-    isSandbox: settings.sandbox ? 1 : 0,
-    platform: "Shopify",
-    products,
-  };
 }
 
 /**

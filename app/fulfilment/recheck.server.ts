@@ -38,7 +38,9 @@ export async function recheckHeld(
     take: 1000,
   });
   const accounts = new Set<string>();
-  const settings = held.some((o) => o.reasonCode === "cost_guard" || o.reasonCode === "review_window")
+  const settings = held.some(
+    (o) => o.reasonCode === "cost_guard" || o.reasonCode === "review_window",
+  )
     ? await getSettings(db, shopDomain)
     : null;
   // Scheduled orders are not held for a problem: they are not counted as checked again.
@@ -49,7 +51,8 @@ export async function recheckHeld(
       if (settings) await moveReviewWindow(db, shopDomain, o, settings.reviewWindowMinutes, key);
       continue;
     }
-    if (o.reasonCode === "short_balance") {
+    // Created at the service already: the pay run decides (it takes them back into a batch).
+    if (o.reasonCode === "short_balance" || o.reasonCode === "warehouse_mode") {
       if (o.svcAccountId) accounts.add(o.svcAccountId);
       continue;
     }
@@ -124,6 +127,7 @@ async function moveReviewWindow(
 export const SETTINGS_CAUSES: ReasonCode[] = [
   "review_window",
   "cost_guard",
+  "warehouse_mode",
   "settings_incomplete",
   "paused",
   "no_shipping_method",

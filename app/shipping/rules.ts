@@ -7,41 +7,11 @@
 import { z } from "zod";
 import { compareMoney, isDecimal, toMoney } from "../svc/decimal";
 import type { FreightOption } from "../svc/orders.server";
+import { EU_MEMBER_STATES } from "./destinations";
 
 /** Regions a rule can name (two-letter country codes). */
 export const REGIONS: Record<string, { label: string; countries: string[] }> = {
-  EU: {
-    label: "European Union",
-    countries: [
-      "AT",
-      "BE",
-      "BG",
-      "CY",
-      "CZ",
-      "DE",
-      "DK",
-      "EE",
-      "ES",
-      "FI",
-      "FR",
-      "GR",
-      "HR",
-      "HU",
-      "IE",
-      "IT",
-      "LT",
-      "LU",
-      "LV",
-      "MT",
-      "NL",
-      "PL",
-      "PT",
-      "RO",
-      "SE",
-      "SI",
-      "SK",
-    ],
-  },
+  EU: { label: "European Union", countries: [...EU_MEMBER_STATES] },
 };
 
 /** The rule for every destination no other rule names. */

@@ -92,7 +92,8 @@ export interface CreateOrderRequest {
   shippingZip?: string;
   shippingCountryCode: string;
   shippingCountry: string;
-  shippingProvince: string;
+  /** The contract's table marks it required; left out when the address has none (see orderSpec). */
+  shippingProvince?: string;
   shippingCity: string;
   shippingCounty?: string;
   shippingPhone?: string;
@@ -130,7 +131,10 @@ function orderSpec(version: "V2" | "V3"): ObjectSpec {
     shippingZip: { type: "string", max: 20 },
     shippingCountryCode: { type: "string", required: true, max: 20 },
     shippingCountry: { type: "string", required: true, max: 50 },
-    shippingProvince: { type: "string", required: true, max: 50 },
+    // The table marks it required; addresses of countries without provinces have none, and the
+    // app sends none rather than a made-up one (app/shipping/destinations.ts lists the
+    // countries that need one; the app holds those orders instead).
+    shippingProvince: { type: "string", max: 50 },
     shippingCity: { type: "string", required: true, max: 50 },
     shippingCounty: { type: "string", max: 50 },
     shippingPhone: { type: "string", max: 20 },

@@ -18,7 +18,8 @@ import { currentLogContext, withLogContext } from "../../app/log-context.server"
 import { payAccount } from "../../app/fulfilment/pay.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
 import { enqueue } from "../../app/jobs/queue.server";
-import { updateSettings } from "../../app/settings.server";
+import { recheckHeld, SETTINGS_CAUSES } from "../../app/fulfilment/recheck.server";
+import { labelModeReason, updateSettings } from "../../app/settings.server";
 import { type ServiceSim, startServiceSim } from "../sim/service/index";
 import {
   balanceCents,
@@ -1135,5 +1136,88 @@ describe("more of the balance", () => {
     svc.deliver(delivered.svcOrderId!);
     expect(await shop.run()).toMatchObject({ ordersPaid: 2, failed: 0 });
     for (const r of await reloadAll([shipped, delivered])) expect(r.state).toBe("PAID");
+  });
+});
+
+describe("warehouse modes that need a label after payment (issue 35)", () => {
+  /** Settings an older app stored (the settings now refuse modes 1 and 3). */
+  const storeMode = async (shop: { shopDomain: string }, mode: number) => {
+    const s = await prisma.shop.findUniqueOrThrow({ where: { domain: shop.shopDomain } });
+    await prisma.shop.update({
+      where: { domain: shop.shopDomain },
+      data: { settings: { ...(s.settings as object), shopLogisticsType: mode } as object },
+    });
+  };
+
+  it("a shop on mode 1 or 3: its waiting orders are held with the reason, never batched; back on merchant logistics they are paid", async () => {
+    for (const mode of [1, 3]) {
+      const shop = await payShop(svc, { balance: "1000.00" });
+      await storeMode(shop, mode);
+      const t = shop.clock.t;
+      const a = await svcOrder(svc, shop, { placedAt: new Date(t - 3000) });
+      const b = await svcOrder(svc, shop, {
+        placedAt: new Date(t - 2000),
+        row: { state: "HELD", reasonCode: "short_balance", reasonMessage: "short" },
+      });
+      const idle = [
+        await svcOrder(svc, shop, { row: { state: "HELD", reasonCode: "merchant_hold" } }),
+        await svcOrder(svc, shop, { row: { state: "CREATED", paymentBatchId: "other" } }),
+        await row(shop, { state: "CREATED", amount: "3.00" }),
+      ];
+      const untouched = await bystanders(svc, idle);
+
+      expect(await shop.run()).toEqual({ batchesPaid: 0, ordersPaid: 0, held: 2, failed: 0 });
+      const why = labelModeReason({ shopLogisticsType: mode })!;
+      for (const r of await reloadAll([a, b])) {
+        expect(r).toMatchObject({
+          state: "HELD",
+          reasonCode: "warehouse_mode",
+          reasonMessage: why,
+          paymentBatchId: null,
+        });
+        expect(r.timeline.map((x) => [x.step, x.outcome, x.errorCode, x.message])).toEqual([
+          ["pay", "held", "warehouse_mode", why],
+        ]);
+        expect(svc.order(r.svcOrderId!)!.paid).toBe(false);
+      }
+      for (const op of ["getBalance", ...PAY_OPS]) expect(calls(svc, shop, op)).toBe(0);
+      // Run again: still held, told once.
+      expect(await shop.run()).toEqual({ batchesPaid: 0, ordersPaid: 0, held: 0, failed: 0 });
+      expect((await reload(a)).timeline).toHaveLength(1);
+      await untouched();
+
+      // Merchant logistics: the settings save re-checks them (a pay run), the run pays what the
+      // balance covers and holds the rest as short (told now).
+      expect((await updateSettings(prisma, shop.shopDomain, { shopLogisticsType: 2 })).ok).toBe(
+        true,
+      );
+      expect(await recheckHeld(prisma, shop.shopDomain, SETTINGS_CAUSES, "mode")).toBe(2);
+      const jobs = await prisma.job.findMany({
+        where: { kind: JOB.pay, shopDomain: shop.shopDomain, state: "available" },
+      });
+      expect(jobs).toHaveLength(1);
+      svc.setBalance(shop.simAccountId, a.amount!);
+      expect(await shop.run()).toMatchObject({ batchesPaid: 1, ordersPaid: 1, held: 1 });
+      const [pa, pb] = await reloadAll([a, b]);
+      expect(pa).toMatchObject({ state: "PAID", reasonCode: null, reasonMessage: null });
+      expect(pb).toMatchObject({ state: "HELD", reasonCode: "short_balance" });
+      expect(pb!.timeline.map((x) => x.errorCode)).toEqual(["warehouse_mode", "short_balance"]);
+      svc.setBalance(shop.simAccountId, "1000.00");
+      expect(await shop.run()).toMatchObject({ ordersPaid: 1 });
+      expect((await reload(b)).state).toBe("PAID");
+      await untouched();
+    }
+  });
+
+  it("with automatic payment off, only the orders the merchant asked to pay are held", async () => {
+    const shop = await payShop(svc, { settings: { autoPay: false } });
+    await storeMode(shop, 3);
+    const asked = await svcOrder(svc, shop, { row: { payRequestedAt: new Date() } });
+    const waiting = await svcOrder(svc, shop);
+    expect(await shop.run()).toMatchObject({ ordersPaid: 0, held: 1 });
+    const [a, w] = await reloadAll([asked, waiting]);
+    expect(a).toMatchObject({ state: "HELD", reasonCode: "warehouse_mode" });
+    expect(w).toMatchObject({ state: "CREATED", reasonCode: null });
+    expect(w!.timeline).toHaveLength(0);
   });
 });

@@ -300,12 +300,10 @@ describe("the create request", () => {
     const logistics = {
       logisticName: "Express Air",
       fromCountryCode: "US",
-      shopLogisticsType: 1,
-      storageId: h.svc.state.catalog.storages[0]!.id,
-      iossType: 2,
-      iossNumber: "IM1234567",
+      shopLogisticsType: 2,
     };
-    await updateSettings(prisma, SHOP, logistics);
+    // IOSS is set, but the order goes to the United Kingdom (not in the EU): none is sent.
+    await updateSettings(prisma, SHOP, { ...logistics, iossType: 2, iossNumber: "IM1234567" });
     const now = h.svc.clock.now();
     const { placed, orderId } = await received(
       [
@@ -352,9 +350,12 @@ describe("the create request", () => {
       shippingPhone: "+442079460958",
       email: "ada@example.com",
       ...logistics,
+      iossType: 1,
       isSandbox: 0,
       platform: "Shopify",
     });
+    expect(body).not.toHaveProperty("iossNumber");
+    expect(body).not.toHaveProperty("storageId");
     const products = body.products as Record<string, unknown>[];
     const expected = [
       { p: mug, line: l1!, quantity: 2, price: "9.50" },
@@ -396,11 +397,11 @@ describe("the create request", () => {
   });
 
   it("the storage id goes only with shop logistics type 1, the IOSS number only when set", async () => {
-    await updateSettings(prisma, SHOP, { shopLogisticsType: 3, storageId: "WH-7", iossNumber: "" });
+    await updateSettings(prisma, SHOP, { storageId: "WH-7", iossNumber: "" });
     const { orderId } = await received([{ product: mug, quantity: 1 }]);
     await placeOrder(h.deps, orderId);
     const body = creates().at(-1)!.body as Record<string, unknown>;
-    expect(body.shopLogisticsType).toBe(3);
+    expect(body.shopLogisticsType).toBe(2);
     expect(body).not.toHaveProperty("storageId");
     expect(body).not.toHaveProperty("iossNumber");
   });
@@ -1285,7 +1286,8 @@ describe("buildCreateRequest", () => {
       shippingAddress: "Suite 9",
       shippingAddress2: undefined,
       shippingCity: "Springfield",
-      shippingProvince: "Springfield",
+      // Never the city (issue 35): the address has no province, so none is sent.
+      shippingProvince: undefined,
       shippingCountryCode: "US",
       shippingCountry: "us",
       shippingZip: "x".repeat(20),
@@ -1333,7 +1335,11 @@ describe("buildCreateRequest", () => {
       iossType: 3,
       iossNumber: "IM9",
     };
-    const r = build(shopOrder(), [line()], settings({ ...same, sandbox: true }));
+    // An EU destination: the IOSS settings go as they are.
+    const toEu = shopOrder({
+      shippingAddress: address({ country: "Germany", countryCode: "DE", province: null }),
+    });
+    const r = build(toEu, [line()], settings({ ...same, sandbox: true }));
     expect(r).toMatchObject({
       ...same,
       isSandbox: 1,

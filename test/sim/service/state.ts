@@ -107,7 +107,7 @@ export interface SimOrder {
     zip?: string;
     countryCode: string;
     country: string;
-    province: string;
+    province?: string;
     city: string;
     county?: string;
     phone?: string;
