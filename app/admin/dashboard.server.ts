@@ -70,8 +70,7 @@ export async function dashboardData(
   for (const o of recent) {
     const bucket = days[Math.floor((o.createdAt.getTime() - since.getTime()) / DAY)];
     if (!bucket) continue;
-    if (o.flag || (PROBLEM_STATES.includes(o.state as never) && !isScheduled(o)))
-      bucket.problems++;
+    if (o.flag || (PROBLEM_STATES.includes(o.state as never) && !isScheduled(o))) bucket.problems++;
     else if (DONE.includes(o.state)) bucket.done++;
     else if (o.state !== "CANCELLED") bucket.inProgress++;
   }
