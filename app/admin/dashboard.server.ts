@@ -92,7 +92,8 @@ export async function dashboardData(
       id: p.id,
       name: orderName(p),
       state: p.state,
-      reason: p.flag ?? p.reasonMessage ?? "",
+      // A flag's sentence (what happened and what to do), not its code.
+      reason: p.flag ? (p.reasonMessage ?? p.flag) : (p.reasonMessage ?? ""),
       updatedAt: p.updatedAt.toISOString(),
     })),
   };

@@ -164,7 +164,8 @@ export async function flagOrphans(db: Db, where: Prisma.ShopOrderWhereInput): Pr
   });
   await addTimelineMany(db, ids, {
     step: "service-account",
-    outcome: "error",
+    // Not an error of a step: the banner says it and what to do (once, not twice).
+    outcome: "held",
     message: "Its service account was disconnected: payment and tracking wait until it is back.",
   });
   return ids.length;

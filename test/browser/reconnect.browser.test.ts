@@ -76,6 +76,15 @@ describe("a reconnect", () => {
       .first()
       .waitFor();
     await s.shot("60-reconnect-order-away");
+    // The dashboard lists it among the problems, with the same sentence.
+    await page.getByRole("link", { name: "Dashboard" }).first().click();
+    await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+    await page
+      .getByText(/connect that service account again/)
+      .first()
+      .waitFor();
+    expect(await page.getByText("account_disconnected").count()).toBe(0);
+    await s.shot("60-reconnect-dashboard-away");
 
     const other = (await (await s.svcSim("accounts", { balance: "20.00" })).json()) as {
       apiKey: string;
