@@ -73,6 +73,8 @@ export default function Settings() {
 
   // One save at a time: a second click before the page is idle again is dropped.
   const inFlight = useRef(false);
+  // What each form held when it was sent: a form changed again since keeps the new input.
+  const posted = useRef<Record<string, string>>({});
   useEffect(() => {
     if (navigation.state === "idle") inFlight.current = false;
   }, [navigation.state]);
@@ -90,6 +92,9 @@ export default function Settings() {
       post.append("part", fields.toString());
     }
     inFlight.current = true;
+    posted.current = Object.fromEntries(
+      changed.map((p) => [p.intent, JSON.stringify(drafts[p.intent].values)]),
+    );
     submit(post, { method: "post" });
   };
   const discard = () => {
@@ -101,7 +106,10 @@ export default function Settings() {
   useEffect(() => {
     if (!isSaveAll(result)) return;
     // Saved forms now show what was saved; the first refused field gets the focus.
-    for (const r of result.results) if (r.ok) resetOf.current[r.intent as PartIntent]?.reset();
+    for (const r of result.results) {
+      const draft = resetOf.current[r.intent as PartIntent];
+      if (r.ok && draft && JSON.stringify(draft.values) === posted.current[r.intent]) draft.reset();
+    }
     const refused = result.results.find((r) => !r.ok);
     if (!refused) return;
     const card = document.querySelector<HTMLElement>(`[data-settings-card="${refused.intent}"]`);
