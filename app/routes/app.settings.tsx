@@ -103,7 +103,12 @@ export default function Settings() {
 
   const resetOf = useRef(drafts);
   resetOf.current = drafts;
+  // The router hands the action's result over before the page's data has reloaded: a save's
+  // outcome is applied once the page is idle again, with the saved values loaded.
+  const handled = useRef<PageResult>(undefined);
   useEffect(() => {
+    if (navigation.state !== "idle" || handled.current === result) return;
+    handled.current = result;
     if (!isSaveAll(result)) return;
     // Saved forms now show what was saved; the first refused field gets the focus.
     for (const r of result.results) {
@@ -116,7 +121,7 @@ export default function Settings() {
     const field = card?.querySelector<HTMLElement>('[aria-invalid="true"]');
     (field ?? card)?.scrollIntoView({ block: "center" });
     field?.focus({ preventScroll: true });
-  }, [result]);
+  }, [result, navigation.state]);
 
   const other: ActionData = isSaveAll(result) ? undefined : (result as ActionData);
   const refused = isSaveAll(result) ? result.results.filter((r) => !r.ok) : [];
