@@ -8,7 +8,7 @@
  * own discard confirmation); in a plain browser (the sandbox) it is our own bar, kept at the
  * top of the screen while the page scrolls. Render it once, before the page's content.
  */
-import { useBeforeUnload, useBlocker } from "@remix-run/react";
+import { type Location, useBeforeUnload, useBlocker, useNavigate } from "@remix-run/react";
 import { SaveBar as AppBridgeSaveBar } from "@shopify/app-bridge-react";
 import { BlockStack, Box, Button, InlineStack, Text } from "@shopify/polaris";
 import {
@@ -45,20 +45,40 @@ export function SaveBar({
 }) {
   const dirty = changed.length > 0;
   const what = listOf(changed);
+  const navigate = useNavigate();
+  // Set once the merchant chose to leave: the navigation then goes through.
+  const leaving = useRef(false);
   const blocker = useBlocker(
     ({ currentLocation, nextLocation }) =>
-      dirty && currentLocation.pathname !== nextLocation.pathname,
+      !leaving.current && dirty && currentLocation.pathname !== nextLocation.pathname,
   );
+  // Where the merchant asked to go. Kept here, not only in the router's blocker: the router
+  // forgets a blocked navigation when another one (a reload of the page's data) completes,
+  // and the question must not vanish under the merchant's eyes.
+  const [leaveTo, setLeaveTo] = useState<Location | null>(null);
+  useEffect(() => {
+    if (blocker.state === "blocked") setLeaveTo(blocker.location);
+  }, [blocker]);
+  const stay = () => {
+    if (blocker.state === "blocked") blocker.reset();
+    setLeaveTo(null);
+  };
+  const leave = () => {
+    const to = leaveTo;
+    setLeaveTo(null);
+    leaving.current = true;
+    if (blocker.state === "blocked") blocker.proceed();
+    else if (to) navigate(to);
+  };
   useBeforeUnload(
     useCallback(
       (e: BeforeUnloadEvent) => {
-        if (dirty) e.preventDefault();
+        if (dirty && !leaving.current) e.preventDefault();
       },
       [dirty],
     ),
   );
   const [discarding, setDiscarding] = useState(false);
-  const stay = () => blocker.reset?.();
   return (
     <>
       {embedded ? (
@@ -121,12 +141,12 @@ export function SaveBar({
         {`What you changed in ${what} goes back to what is saved.`}
       </AskFirst>
       <AskFirst
-        open={blocker.state === "blocked"}
+        open={leaveTo !== null}
         title="Leave without saving?"
         keep="Stay"
         act="Leave and discard"
         onKeep={stay}
-        onAct={() => blocker.proceed?.()}
+        onAct={leave}
       >
         {`Your changes in ${what || "this page"} are not saved yet. Stay to save them, or leave and lose them.`}
       </AskFirst>

@@ -73,6 +73,8 @@ export default function Settings() {
 
   // One save at a time: a second click before the page is idle again is dropped.
   const inFlight = useRef(false);
+  // What each form held when it was sent: a form changed again since keeps the new input.
+  const posted = useRef<Record<string, string>>({});
   useEffect(() => {
     if (navigation.state === "idle") inFlight.current = false;
   }, [navigation.state]);
@@ -90,6 +92,9 @@ export default function Settings() {
       post.append("part", fields.toString());
     }
     inFlight.current = true;
+    posted.current = Object.fromEntries(
+      changed.map((p) => [p.intent, JSON.stringify(drafts[p.intent].values)]),
+    );
     submit(post, { method: "post" });
   };
   const discard = () => {
@@ -98,17 +103,25 @@ export default function Settings() {
 
   const resetOf = useRef(drafts);
   resetOf.current = drafts;
+  // The router hands the action's result over before the page's data has reloaded: a save's
+  // outcome is applied once the page is idle again, with the saved values loaded.
+  const handled = useRef<PageResult>(undefined);
   useEffect(() => {
+    if (navigation.state !== "idle" || handled.current === result) return;
+    handled.current = result;
     if (!isSaveAll(result)) return;
     // Saved forms now show what was saved; the first refused field gets the focus.
-    for (const r of result.results) if (r.ok) resetOf.current[r.intent as PartIntent]?.reset();
+    for (const r of result.results) {
+      const draft = resetOf.current[r.intent as PartIntent];
+      if (r.ok && draft && JSON.stringify(draft.values) === posted.current[r.intent]) draft.reset();
+    }
     const refused = result.results.find((r) => !r.ok);
     if (!refused) return;
     const card = document.querySelector<HTMLElement>(`[data-settings-card="${refused.intent}"]`);
     const field = card?.querySelector<HTMLElement>('[aria-invalid="true"]');
     (field ?? card)?.scrollIntoView({ block: "center" });
     field?.focus({ preventScroll: true });
-  }, [result]);
+  }, [result, navigation.state]);
 
   const other: ActionData = isSaveAll(result) ? undefined : (result as ActionData);
   const refused = isSaveAll(result) ? result.results.filter((r) => !r.ok) : [];

@@ -24,6 +24,8 @@ let page: Page;
 beforeAll(async () => {
   s = await startSandbox();
   page = s.page;
+  // The page's own errors, for whoever reads a failure.
+  page.on("pageerror", (e) => console.log("page error:", e.message));
   // Connected and matched: the shipping rules' methods are checked against the service's
   // quotes for the matched products.
   await setUpDemoShop(s);
@@ -237,12 +239,20 @@ describe("each settings form, typed at a person's pace", () => {
     await viewShot("53-settings-refused");
     await s.shot("53-settings-refused");
     await typeLikeAPerson(sendTo, "owner@example.com");
-    await bar().getByRole("button", { name: "Save" }).click();
+    // A double click on Save sends one save.
+    const saves: string[] = [];
+    const onRequest = (r: { method(): string; postData(): string | null }) => {
+      if (r.method() === "POST" && r.postData()?.includes("intent=save-all")) saves.push("save");
+    };
+    page.on("request", onRequest);
+    await bar().getByRole("button", { name: "Save" }).dblclick();
     await page
       .getByRole("status")
       .getByText(/^Notification settings saved/)
       .waitFor();
     await bar().waitFor({ state: "detached" });
+    page.off("request", onRequest);
+    expect(saves).toHaveLength(1);
     await page.reload();
     await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
     expect(await card("save-notifications").getByLabel("Send to").inputValue()).toBe(
