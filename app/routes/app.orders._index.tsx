@@ -23,7 +23,7 @@ import {
   useBreakpoints,
   useIndexResourceState,
 } from "@shopify/polaris";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { latestBulkRun, startBulkRun } from "../admin/bulk-orders.server";
 import { requireAdmin } from "../admin/context.server";
 import { BULK_INTENTS, BULK_LABELS, type BulkIntent, fits } from "../admin/order-fit";
@@ -149,13 +149,15 @@ export default function Orders() {
           />
         ) : null}
         <Card padding="0">
-          <ViewTabs
-            label="Order views"
-            views={VIEWS}
-            current={data.filter.view}
-            counts={data.viewCounts}
-            href={view}
-          />
+          <ArrowKeys>
+            <ViewTabs
+              label="Order views"
+              views={VIEWS}
+              current={data.filter.view}
+              counts={data.viewCounts}
+              href={view}
+            />
+          </ArrowKeys>
           <Box padding="300">
             <FilterBar
               filter={data.filter}
@@ -242,6 +244,46 @@ export default function Orders() {
         <ListFooter total={data.total} noun="order" page={data.filter.page} pages={data.pages} />
       </BlockStack>
     </Page>
+  );
+}
+
+/**
+ * The views' tabs with roving focus: Tab enters at the current view, the arrow keys (and Home,
+ * End) move between views, Enter opens one, as a tab list works for a keyboard.
+ */
+function ArrowKeys({ children }: { children: React.ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const links = () => [...(ref.current?.querySelectorAll<HTMLAnchorElement>("a[data-view]") ?? [])];
+  useEffect(() => {
+    const all = links();
+    const current = all.find((a) => a.getAttribute("aria-current") === "page") ?? all[0];
+    for (const a of all) a.tabIndex = a === current ? 0 : -1;
+  });
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    const all = links();
+    const at = all.indexOf(document.activeElement as HTMLAnchorElement);
+    if (at < 0) return;
+    const next =
+      e.key === "ArrowRight"
+        ? (at + 1) % all.length
+        : e.key === "ArrowLeft"
+          ? (at - 1 + all.length) % all.length
+          : e.key === "Home"
+            ? 0
+            : e.key === "End"
+              ? all.length - 1
+              : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    for (const a of all) a.tabIndex = -1;
+    all[next]!.tabIndex = 0;
+    all[next]!.focus();
+  };
+  return (
+    // The keys reach the links inside; the wrapper itself is not focusable.
+    <div ref={ref} onKeyDown={onKeyDown} data-arrow-tabs>
+      {children}
+    </div>
   );
 }
 
