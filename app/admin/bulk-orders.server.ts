@@ -171,6 +171,7 @@ export interface BulkRunView {
   total: number;
   done: number;
   finished: boolean;
+  finishedAt: string | null;
   failed: number;
   createdAt: string;
   results: Array<{
@@ -184,9 +185,19 @@ export interface BulkRunView {
 }
 
 /** The shop's latest run, for the page (results named by order). */
-export function latestBulkRun(db: PrismaClient, shop: string): Promise<BulkRunView | null> {
-  return bulkRunView(db, shop, {});
+export async function latestBulkRun(
+  db: PrismaClient,
+  shop: string,
+  now: number = Date.now(),
+): Promise<BulkRunView | null> {
+  const run = await bulkRunView(db, shop, {});
+  // A finished run's outcome is news for a while, not for the rest of the session.
+  if (run?.finishedAt && now - Date.parse(run.finishedAt) > BULK_RESULT_SHOWN_MS) return null;
+  return run;
 }
+
+/** How long the orders page shows a finished bulk run's outcome. */
+export const BULK_RESULT_SHOWN_MS = 10 * 60_000;
 
 /** The shop's run `id`, or its latest one: never another shop's. */
 export async function bulkRunView(
@@ -227,6 +238,7 @@ export async function bulkRunView(
     total: run.total,
     done: run.done,
     finished: run.finishedAt !== null,
+    finishedAt: run.finishedAt?.toISOString() ?? null,
     failed: list.filter((r) => !r.ok).length,
     createdAt: run.createdAt.toISOString(),
     results: list,

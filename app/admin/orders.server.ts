@@ -137,6 +137,11 @@ export async function listOrders(db: PrismaClient, shop: string, search: URLSear
     shopTimeZone(db, shop),
   ]);
   return {
+    /** A From date after the To date: nothing can match; the page says so. */
+    rangeError:
+      q.from && q.to && q.from > q.to
+        ? "The From date is after the To date: swap them to see the orders in between."
+        : null,
     filter: {
       view,
       state: q.state ?? null,

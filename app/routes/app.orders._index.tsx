@@ -23,11 +23,12 @@ import {
   useBreakpoints,
   useIndexResourceState,
 } from "@shopify/polaris";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { latestBulkRun, startBulkRun } from "../admin/bulk-orders.server";
 import { requireAdmin } from "../admin/context.server";
 import { BULK_INTENTS, BULK_LABELS, type BulkIntent, fits } from "../admin/order-fit";
-import { isScheduled, scheduledText } from "../admin/order-states";
+import { isScheduled, scheduledText, shopDateTime } from "../admin/order-states";
+import { flagWords, plainMessage } from "../admin/plain-words";
 import { listOrders, type OrderView } from "../admin/orders.server";
 import { FormStatus, type ActionData } from "../components/FormStatus";
 import { useAutoRefresh } from "../components/useAutoRefresh";
@@ -36,7 +37,6 @@ import { StateBadge } from "../components/StateBadge";
 import { useSubmitOnce } from "../components/SubmitOnce";
 import { ListFooter } from "../components/ListFooter";
 import { ViewTabs } from "../components/ViewTabs";
-import { formatDateTime } from "../components/format";
 import { prisma } from "../db.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
@@ -149,15 +149,21 @@ export default function Orders() {
           />
         ) : null}
         <Card padding="0">
-          <ViewTabs
-            label="Order views"
-            views={VIEWS}
-            current={data.filter.view}
-            counts={data.viewCounts}
-            href={view}
-          />
+          <ArrowKeys>
+            <ViewTabs
+              label="Order views"
+              views={VIEWS}
+              current={data.filter.view}
+              counts={data.viewCounts}
+              href={view}
+            />
+          </ArrowKeys>
           <Box padding="300">
-            <FilterBar filter={data.filter} clearUrl={view(data.filter.view)} />
+            <FilterBar
+              filter={data.filter}
+              clearUrl={view(data.filter.view)}
+              rangeError={data.rangeError}
+            />
           </Box>
           {selected.length > 0 ? (
             <Box paddingInline="300" paddingBlockEnd="300">
@@ -191,9 +197,11 @@ export default function Orders() {
                     : "No orders here"}
                 </Text>
                 <Text as="p" tone="subdued">
-                  {data.filter.q || data.filter.from || data.filter.to
-                    ? "Try another search or date range."
-                    : "Orders appear as soon as the shop sends them."}
+                  {data.rangeError
+                    ? data.rangeError
+                    : data.filter.q || data.filter.from || data.filter.to
+                      ? "Try another search or date range."
+                      : "Orders appear as soon as the shop sends them."}
                 </Text>
               </BlockStack>
             </Box>
@@ -239,10 +247,58 @@ export default function Orders() {
   );
 }
 
+/**
+ * The views' tabs with roving focus: Tab enters at the current view, the arrow keys (and Home,
+ * End) move between views, Enter opens one, as a tab list works for a keyboard.
+ */
+function ArrowKeys({ children }: { children: React.ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const links = () => [...(ref.current?.querySelectorAll<HTMLAnchorElement>("a[data-view]") ?? [])];
+  useEffect(() => {
+    const all = links();
+    const current = all.find((a) => a.getAttribute("aria-current") === "page") ?? all[0];
+    for (const a of all) a.tabIndex = a === current ? 0 : -1;
+  });
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    const all = links();
+    const at = all.indexOf(document.activeElement as HTMLAnchorElement);
+    if (at < 0) return;
+    const next =
+      e.key === "ArrowRight"
+        ? (at + 1) % all.length
+        : e.key === "ArrowLeft"
+          ? (at - 1 + all.length) % all.length
+          : e.key === "Home"
+            ? 0
+            : e.key === "End"
+              ? all.length - 1
+              : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    for (const a of all) a.tabIndex = -1;
+    all[next]!.tabIndex = 0;
+    all[next]!.focus();
+  };
+  return (
+    // The keys reach the links inside; the wrapper itself is not focusable.
+    <div ref={ref} onKeyDown={onKeyDown} data-arrow-tabs>
+      {children}
+    </div>
+  );
+}
+
 type Filter = ReturnType<typeof useLoaderData<typeof loader>>["filter"];
 
 /** Search, dates and sort: a GET form (Enter searches), its fields kept as typed. */
-function FilterBar({ filter, clearUrl }: { filter: Filter; clearUrl: string }) {
+function FilterBar({
+  filter,
+  clearUrl,
+  rangeError,
+}: {
+  filter: Filter;
+  clearUrl: string;
+  rangeError: string | null;
+}) {
   const [q, setQ] = useState(filter.q);
   const [from, setFrom] = useState(filter.from);
   const [to, setTo] = useState(filter.to);
@@ -285,6 +341,7 @@ function FilterBar({ filter, clearUrl }: { filter: Filter; clearUrl: string }) {
           autoComplete="off"
           value={to}
           onChange={setTo}
+          error={rangeError && to === filter.to && from === filter.from ? rangeError : undefined}
         />
         <Select label="Sort" name="sort" options={SORTS} value={sort} onChange={setSort} />
         <Button submit>Apply</Button>
@@ -306,7 +363,7 @@ function OrderLink({ o }: { o: Row }) {
 
 function why(o: Row, timeZone: string | null): string {
   if (isScheduled(o)) return scheduledText(o.placeAfter, timeZone, o.createdAt);
-  return o.flag ? (o.reasonMessage ?? o.flag) : (o.reasonMessage ?? "");
+  return plainMessage(o.reasonMessage, timeZone) || flagWords(o.flag) || "";
 }
 
 function Badges({ o }: { o: Row }) {
@@ -326,7 +383,7 @@ function WideRow({ o, timeZone }: { o: Row; timeZone: string | null }) {
         <BlockStack gap="050">
           <OrderLink o={o} />
           <Text as="span" variant="bodySm" tone="subdued">
-            {formatDateTime(o.createdAt)}
+            {shopDateTime(o.createdAt, timeZone)}
           </Text>
         </BlockStack>
       </IndexTable.Cell>
@@ -388,7 +445,7 @@ function CondensedRow({ o, timeZone }: { o: Row; timeZone: string | null }) {
           <Badges o={o} />
         </InlineStack>
         <Text as="span" variant="bodySm" tone="subdued">
-          {`${o.customerName ?? "—"} · ${formatDateTime(o.createdAt)}`}
+          {`${o.customerName ?? "—"} · ${shopDateTime(o.createdAt, timeZone)}`}
         </Text>
         <Text as="span" variant="bodySm">
           {`Total ${money(o.shopTotal, o.currency)} · Cost ${money(o.amount, "USD")}${o.margin ? ` · Margin ${o.margin} USD` : ""}`}
