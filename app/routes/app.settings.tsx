@@ -273,6 +273,45 @@ function asPosted(o: object): Record<string, string> {
   );
 }
 
+const WAREHOUSE_MODES_HIDDEN =
+  "The platform warehouse modes (a warehouse you choose, or one the service assigns) are not offered: they need a shipping label uploaded after payment, which this app cannot send yet.";
+
+/**
+ * The ship-from warehouse, from the service's list (name and country). A saved value the
+ * service no longer lists stays, with a note; when the list cannot be read, the saved value is
+ * the only choice and the page says why.
+ */
+function ShipFromSelect(p: {
+  list: Data["warehouses"];
+  saved: string;
+  value: string;
+  onChange: (v: string) => void;
+  error?: string;
+}) {
+  const listed = p.list.ok ? p.list.warehouses : [];
+  const known = listed.some((w) => w.code === p.saved);
+  const options = [
+    ...listed.map((w) => ({ label: `${w.name} (${w.country}, ${w.code})`, value: w.code })),
+    ...(known ? [] : [{ label: `${p.saved} (saved)`, value: p.saved }]),
+  ];
+  const help = !p.list.ok
+    ? `${p.list.reason} The saved warehouse (${p.saved}) is kept.`
+    : known
+      ? "Where matched products ship from by default (each shipping rule names its own origin)"
+      : `The saved warehouse (${p.saved}) is no longer in the service's list: choose another one.`;
+  return (
+    <Select
+      label="Ship-from warehouse"
+      name="fromCountryCode"
+      options={options}
+      value={p.value}
+      onChange={p.onChange}
+      helpText={help}
+      error={p.error}
+    />
+  );
+}
+
 function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
   const [s, setS] = useKeptValues(data.settings, result, "save-settings");
   const busy = useNavigation().state !== "idle";
@@ -321,6 +360,21 @@ function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
             label="Hold orders Shopify rates as risky (fraud risk)"
             checked={s.holdRiskyOrders}
             onChange={set("holdRiskyOrders")}
+          />
+          <Select
+            label="Orders with lines not connected to a catalog product (your own stock)"
+            name="unconnectedLines"
+            options={[
+              { label: "Hold the order until every line is connected", value: "hold" },
+              { label: "Send the connected lines only; I ship the others", value: "connected" },
+              {
+                label: "Send every line; the service waits until the rest are connected",
+                value: "send",
+              },
+            ]}
+            value={s.unconnectedLines}
+            onChange={(v) => set("unconnectedLines")(v as typeof s.unconnectedLines)}
+            error={err("unconnectedLines")}
           />
           <Checkbox
             label="Pause: place no new orders"
@@ -372,42 +426,64 @@ function SettingsForm({ data, result }: { data: Data; result: ActionData }) {
               {...num("payBatchWindowSeconds")}
             />
           </FormLayout.Group>
-          <TextField
-            label="Origin country of product connections"
-            name="fromCountryCode"
-            autoComplete="off"
+          <ShipFromSelect
+            list={data.warehouses}
+            saved={data.settings.fromCountryCode}
             value={s.fromCountryCode}
             onChange={set("fromCountryCode")}
-            helpText="Where matched products ship from by default (each shipping rule names its own origin)"
             error={err("fromCountryCode")}
           />
           <Select
             label="Warehouse mode"
             name="shopLogisticsType"
             options={[
-              { label: "Platform logistics from a warehouse", value: "1" },
               { label: "Merchant logistics", value: "2" },
-              { label: "Warehouse assigned by the service", value: "3" },
+              // A mode saved before it was withdrawn stays visible, not choosable.
+              ...(data.settings.shopLogisticsType === 1
+                ? [
+                    {
+                      label: "Platform logistics from a warehouse (not available)",
+                      value: "1",
+                      disabled: true,
+                    },
+                  ]
+                : []),
+              ...(data.settings.shopLogisticsType === 3
+                ? [
+                    {
+                      label: "Warehouse assigned by the service (not available)",
+                      value: "3",
+                      disabled: true,
+                    },
+                  ]
+                : []),
             ]}
             value={String(s.shopLogisticsType)}
             onChange={(v) => set("shopLogisticsType")(Number(v))}
+            helpText={
+              data.settings.shopLogisticsType === 2
+                ? WAREHOUSE_MODES_HIDDEN
+                : `Your saved mode is not available, and orders are held until you choose Merchant logistics and save. ${WAREHOUSE_MODES_HIDDEN}`
+            }
             error={err("shopLogisticsType")}
           />
-          <TextField
-            label="Warehouse id"
-            name="storageId"
-            autoComplete="off"
-            value={s.storageId}
-            onChange={set("storageId")}
-            error={err("storageId")}
-            helpText={
-              data.warehouse
-                ? data.warehouse.name
-                  ? `${data.warehouse.name} (${data.warehouse.country})`
-                  : "Not found at the service"
-                : "Checked with the service when you save"
-            }
-          />
+          {data.settings.shopLogisticsType === 1 ? (
+            <TextField
+              label="Warehouse id"
+              name="storageId"
+              autoComplete="off"
+              value={s.storageId}
+              onChange={set("storageId")}
+              error={err("storageId")}
+              helpText={
+                data.warehouse
+                  ? data.warehouse.name
+                    ? `${data.warehouse.name} (${data.warehouse.country})`
+                    : "Not found at the service"
+                  : "Checked with the service when you save"
+              }
+            />
+          ) : null}
           <FormLayout.Group>
             <Select
               label="IOSS"
