@@ -7,6 +7,7 @@ import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { recheckHeld, SETTINGS_CAUSES } from "../fulfilment/recheck.server";
 import { quoteFor } from "../shipping/quote.server";
+import { checkShipFrom, listWarehouses } from "../shipping/warehouses.server";
 import { EVERYWHERE, REGIONS, rulesSchema, type ShippingRule } from "../shipping/rules";
 import type { FreightOption } from "../svc/orders.server";
 import { type ShopSettings, getSettings, settingsSchema, updateSettings } from "../settings.server";
@@ -54,6 +55,8 @@ export async function settingsPageData(db: PrismaClient, shop: string) {
     account,
     balance,
     warehouse: await warehouseOf(db, shop, settings),
+    /** The ship-from choices (the service's global warehouses), or why they are not known. */
+    warehouses: await listWarehouses(db, shop),
     notifications: {
       /** SMTP_URL is set: emails can go out. */
       mailConfigured: configuredMailer() !== null,
@@ -143,6 +146,7 @@ const SETTINGS_FIELDS = [
   "trigger",
   "reviewWindowMinutes",
   "holdRiskyOrders",
+  "unconnectedLines",
   "autoPay",
   "payBatchSize",
   "payBatchWindowSeconds",
@@ -241,6 +245,8 @@ export async function settingsAction(
         if (!parsed.ok) return fail(intent, parsed.errors);
         const warehouseError = await checkWarehouse(db, shop, parsed.data.storageId);
         if (warehouseError) return fail(intent, { storageId: warehouseError });
+        const shipFromError = await checkShipFrom(db, shop, parsed.data.fromCountryCode);
+        if (shipFromError) return fail(intent, { fromCountryCode: shipFromError });
         const r = await updateSettings(db, shop, parsed.data);
         if (!r.ok) return fail(intent, r.errors);
         return saved(

@@ -8,6 +8,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServiceSim, startServiceSim } from "../sim/service";
 import { callRoute } from "../helpers/remix";
+import { LABEL_MODE_REFUSED } from "../../app/settings.server";
 
 const SHOP = "pages-test.myshopify.com";
 const UA = "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36";
@@ -177,14 +178,12 @@ describe("settings", () => {
   });
 
   it("checks the warehouse with the service before saving", async () => {
-    const base = { intent: "save-settings", trigger: "orders/create", shopLogisticsType: "1" };
+    const base = { intent: "save-settings", trigger: "orders/create", shopLogisticsType: "2" };
     const bad = await post(routes.settingsAction, "/app/settings", {
       ...base,
       storageId: "STG-NOPE",
     });
     expect(bad.errors).toEqual({ storageId: "The service knows no warehouse with this id" });
-    const missing = await post(routes.settingsAction, "/app/settings", { ...base, storageId: "" });
-    expect(missing.errors?.storageId).toMatch(/warehouse/);
     const before = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
     expect((before.settings as { trigger?: string }).trigger).not.toBe("orders/create");
 
@@ -198,11 +197,118 @@ describe("settings", () => {
     expect(after.settings).toMatchObject({
       trigger: "orders/create",
       storageId: "STG-CN-1",
-      shopLogisticsType: 1,
+      shopLogisticsType: 2,
       reviewWindowMinutes: 15,
     });
     const page = JSON.parse((await call(routes.settingsLoader, "/app/settings")).text);
     expect(page.warehouse.name).toBeTruthy();
+  });
+
+  it("refuses the warehouse modes that need a label after payment, by field, and changes nothing", async () => {
+    const before = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+    for (const mode of ["1", "3"]) {
+      const r = await post(routes.settingsAction, "/app/settings", {
+        intent: "save-settings",
+        shopLogisticsType: mode,
+        storageId: "STG-CN-1",
+        reviewWindowMinutes: "30",
+      });
+      expect(r).toMatchObject({ ok: false, errors: { shopLogisticsType: LABEL_MODE_REFUSED } });
+    }
+    const after = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+    expect(after.settings).toEqual(before.settings);
+    // The page offers merchant logistics only, and says why.
+    const html = (await call(routes.settingsLoader, "/app/settings")).text;
+    expect(JSON.parse(html).settings.shopLogisticsType).toBe(2);
+  });
+
+  it("saves each choice for lines without a connection, refuses others", async () => {
+    for (const v of ["connected", "send", "hold"]) {
+      const r = await post(routes.settingsAction, "/app/settings", {
+        intent: "save-settings",
+        unconnectedLines: v,
+      });
+      expect(r).toMatchObject({ ok: true });
+      const row = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+      expect((row.settings as { unconnectedLines?: string }).unconnectedLines).toBe(v);
+    }
+    const before = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+    const bad = await post(routes.settingsAction, "/app/settings", {
+      intent: "save-settings",
+      unconnectedLines: "all",
+      reviewWindowMinutes: "45",
+    });
+    expect(bad).toMatchObject({
+      ok: false,
+      errors: {
+        unconnectedLines: "Choose what happens to orders with lines that are not connected",
+      },
+    });
+    const after = await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } });
+    expect(after.settings).toEqual(before.settings);
+  });
+
+  it("offers the service's warehouses to ship from; keeps a saved one no longer listed; says when the list cannot be read", async () => {
+    const page = async () => JSON.parse((await call(routes.settingsLoader, "/app/settings")).text);
+    const first = await page();
+    expect(first.warehouses.ok).toBe(true);
+    expect(first.warehouses.warehouses).toEqual(
+      expect.arrayContaining([
+        { code: "CN", name: "China Warehouse", country: "China" },
+        { code: "DE", name: "Germany Warehouse", country: "Germany" },
+        { code: "US", name: "United States Warehouse", country: "United States" },
+      ]),
+    );
+    const save = (fromCountryCode: string) =>
+      post(routes.settingsAction, "/app/settings", { intent: "save-settings", fromCountryCode });
+    expect(await save("DE")).toMatchObject({ ok: true });
+    // A country the service does not list: refused, nothing changed.
+    expect(await save("FR")).toMatchObject({
+      ok: false,
+      errors: { fromCountryCode: "Choose one of the service's warehouses from the list" },
+    });
+    const stored = async () =>
+      (
+        (await prisma.shop.findUniqueOrThrow({ where: { domain: SHOP } })).settings as {
+          fromCountryCode: string;
+        }
+      ).fromCountryCode;
+    expect(await stored()).toBe("DE");
+
+    // The service stops listing DE: the saved value stays and can be saved again.
+    const list = sim.state.catalog.globalWarehouses;
+    const at = list.findIndex((w) => w.countryCode === "DE");
+    const [de] = list.splice(at, 1);
+    try {
+      const p = await page();
+      expect(p.warehouses.warehouses.map((w: { code: string }) => w.code)).not.toContain("DE");
+      expect(p.settings.fromCountryCode).toBe("DE");
+      expect(await save("DE")).toMatchObject({ ok: true });
+    } finally {
+      list.splice(at, 0, de!);
+    }
+
+    // The service fails: the page says so; the saved value is kept, another is not taken blind.
+    sim.setFaults({ rate5xx: 1, ops: ["globalWarehouseList"] });
+    try {
+      const p = await page();
+      expect(p.warehouses).toEqual({
+        ok: false,
+        reason: "The service did not give its list of warehouses just now. Try again later.",
+      });
+      expect(await save("DE")).toMatchObject({ ok: true });
+      expect(await save("US")).toMatchObject({
+        ok: false,
+        errors: {
+          fromCountryCode:
+            "The service did not give its list of warehouses just now. Try again later. Until then the saved warehouse is kept.",
+        },
+      });
+      expect(await stored()).toBe("DE");
+    } finally {
+      sim.clearFaults();
+    }
+    expect(await save("CN")).toMatchObject({ ok: true });
   });
 });
 

@@ -10,6 +10,7 @@ import { editingProps } from "../useAutoRefresh";
 import { NOTIFY_KEYS } from "./NotificationsForm";
 import { type PartProps, type SettingsData, asPosted, setterOf } from "./parts";
 import { PRICING_KEYS } from "./PricingForm";
+import { ShipFromSelect, WAREHOUSE_MODES_HIDDEN, warehouseModeOptions } from "./ShipFromSelect";
 
 export const ORDERS_INTENT = "save-settings";
 
@@ -67,6 +68,19 @@ export function OrdersForm({ data, draft, refusal, onSave }: PartProps<Values>) 
               label="Hold orders Shopify rates as risky (fraud risk)"
               {...check("holdRiskyOrders")}
             />
+            <Select
+              label="Orders with lines not connected to a catalog product (your own stock)"
+              name="unconnectedLines"
+              options={[
+                { label: "Hold the order until every line is connected", value: "hold" },
+                { label: "Send the connected lines only; I ship the others", value: "connected" },
+                {
+                  label: "Send every line; the service waits until the rest are connected",
+                  value: "send",
+                },
+              ]}
+              {...text("unconnectedLines")}
+            />
             <Checkbox label="Pause: place no new orders" {...check("paused")} />
             <Checkbox label="Pay orders automatically from the balance" {...check("autoPay")} />
             <FormLayout.Group>
@@ -103,36 +117,37 @@ export function OrdersForm({ data, draft, refusal, onSave }: PartProps<Values>) 
                 {...text("payBatchWindowSeconds")}
               />
             </FormLayout.Group>
-            <TextField
-              label="Origin country of product connections"
-              name="fromCountryCode"
-              autoComplete="off"
-              helpText="Where matched products ship from by default (each shipping rule names its own origin)"
+            <ShipFromSelect
+              list={data.warehouses}
+              saved={data.settings.fromCountryCode}
               {...text("fromCountryCode")}
             />
             <Select
               label="Warehouse mode"
               name="shopLogisticsType"
-              options={[
-                { label: "Platform logistics from a warehouse", value: "1" },
-                { label: "Merchant logistics", value: "2" },
-                { label: "Warehouse assigned by the service", value: "3" },
-              ]}
+              options={warehouseModeOptions(data.settings.shopLogisticsType)}
               {...text("shopLogisticsType")}
-            />
-            <TextField
-              label="Warehouse id"
-              name="storageId"
-              autoComplete="off"
-              {...text("storageId")}
               helpText={
-                data.warehouse
-                  ? data.warehouse.name
-                    ? `${data.warehouse.name} (${data.warehouse.country})`
-                    : "Not found at the service"
-                  : "Checked with the service when you save"
+                data.settings.shopLogisticsType === 2
+                  ? WAREHOUSE_MODES_HIDDEN
+                  : `Your saved mode is not available, and orders are held until you choose Merchant logistics and save. ${WAREHOUSE_MODES_HIDDEN}`
               }
             />
+            {data.settings.shopLogisticsType === 1 ? (
+              <TextField
+                label="Warehouse id"
+                name="storageId"
+                autoComplete="off"
+                {...text("storageId")}
+                helpText={
+                  data.warehouse
+                    ? data.warehouse.name
+                      ? `${data.warehouse.name} (${data.warehouse.country})`
+                      : "Not found at the service"
+                    : "Checked with the service when you save"
+                }
+              />
+            ) : null}
             <FormLayout.Group>
               <Select
                 label="IOSS"

@@ -33,6 +33,33 @@ describe("createOrderV3", () => {
     });
   });
 
+  it("refuses a missing province where the destination needs one (1600100), accepts none elsewhere", async () => {
+    const c = await client(sim);
+    const [v] = variants(sim, 1);
+    const line = [{ vid: v?.vid, quantity: 1 }];
+    for (const shippingProvince of [undefined, "", null]) {
+      const res = await c.post(
+        "/shopping/order/createOrderV3",
+        orderBody(`PROV-US-${String(shippingProvince)}`, line, { shippingProvince }),
+      );
+      expect(res.code).toBe(1600100);
+      expect(res.message).toContain("shippingProvince");
+    }
+    expect(sim.orders({ accountId: c.accountId })).toHaveLength(0);
+    const gb = await c.post(
+      "/shopping/order/createOrderV3",
+      orderBody("PROV-GB", line, {
+        shippingProvince: undefined,
+        shippingCountryCode: "GB",
+        shippingCountry: "United Kingdom",
+        shippingCity: "Leeds",
+        logisticName: "SvcPacket Ordinary",
+      }),
+    );
+    expect(gb.code).toBe(200);
+    expect(sim.order(gb.data.orderId as string)?.shipping.province).toBeUndefined();
+  });
+
   it("refuses a duplicate orderNumber with 1603003", async () => {
     const c = await client(sim);
     const [v] = variants(sim, 1);
