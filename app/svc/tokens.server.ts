@@ -166,18 +166,9 @@ export class TokenManager implements TokenProvider {
     if (still) return still;
     // Any account with an API key (a shop's, or the operator's partner account) can get tokens.
     if (row.apiKeyEnc) return this.obtainWithApiKey(row);
-    if (!reread) {
-      // The row in hand may predate the merchant's renewal (a new authorization, a reconnect):
-      // only the current row can say that the merchant must authorize again.
-      const latest = await this.row();
-      if (
-        latest.accessTokenEnc !== row.accessTokenEnc ||
-        latest.refreshTokenEnc !== row.refreshTokenEnc ||
-        latest.apiKeyEnc !== row.apiKeyEnc
-      ) {
-        return this.obtain(latest);
-      }
-    }
+    // The row in hand may predate the merchant's renewal (a new authorization, a reconnect):
+    // only the current row can say that the merchant must authorize again.
+    if (!reread) return this.obtain(await this.row());
     throw new SvcReauthorizationRequiredError({
       operation: "token",
       // Stryker disable next-line StringLiteral: message

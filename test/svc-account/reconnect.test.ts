@@ -7,7 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { scheduleTrackHints } from "../../app/fulfilment/schedule.server";
-import { ACCOUNT_GONE_FLAG } from "../../app/svc-account/follow.server";
+import { enqueue } from "../../app/jobs/queue.server";
+import { JOB } from "../../app/fulfilment/schedule.server";
+import { ACCOUNT_GONE_FLAG, followAccount } from "../../app/svc-account/follow.server";
 import { connectApiKey } from "../../app/svc-account/connect.server";
 import { releaseAccount } from "../../app/svc-account/webhooks.server";
 import { svcClient } from "../../app/svc/index.server";
@@ -119,5 +121,35 @@ describe("a reconnect", () => {
     h.svc.clock.advance(6 * MIN);
     const back = await connect(firstKey);
     expect(await order(paid!.id)).toMatchObject({ svcAccountId: back.id, flag: null });
+  });
+
+  it("an authorization renewed on the same row brings back only the jobs that died of it", async () => {
+    const acc = await prisma.svcAccount.findUniqueOrThrow({ where: { shopDomain: h.shopDomain } });
+    const dead = async (lastError: string) => {
+      const j = await enqueue(prisma, {
+        kind: JOB.pay,
+        payload: { accountId: acc.id },
+        shopDomain: h.shopDomain,
+        runAt: new Date(Date.now() + 3600_000), // not run by anything else in this file
+      });
+      await prisma.job.update({
+        where: { id: j.id },
+        data: { state: "dead", attempts: 10, lastError, finishedAt: new Date() },
+      });
+      return j.id;
+    };
+    const expired = await dead(
+      "SvcReauthorizationRequiredError: token: the authorization has expired; the merchant must authorize again",
+    );
+    const other = await dead("SvcServerError: getBalance: HTTP 503");
+    expect(await followAccount(prisma, { shop: h.shopDomain, accountId: acc.id })).toMatchObject({
+      requeued: 1,
+    });
+    expect(await prisma.job.findUniqueOrThrow({ where: { id: expired } })).toMatchObject({
+      state: "available",
+      attempts: 0,
+      finishedAt: null,
+    });
+    expect((await prisma.job.findUniqueOrThrow({ where: { id: other } })).state).toBe("dead");
   });
 });

@@ -4,13 +4,16 @@
  * client, made before the merchant authorized again or reconnected) reads the current row
  * before giving up, and uses the renewed token.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { decryptSecret } from "../../app/crypto.server";
 import { AuthResource } from "../../app/svc/auth.server";
 import * as E from "../../app/svc/errors";
 import { NO_TOKENS, TokenManager } from "../../app/svc/tokens.server";
 import { closeSvcPools, Transport } from "../../app/svc/transport.server";
 import { accountFixture, prisma, simClock, startServiceSim, type ServiceSim } from "./sim-helpers";
+
+// A loaded machine (mutation runs beside other suites) can stretch the first call of a file.
+vi.setConfig({ testTimeout: 90_000 });
 
 let sim: ServiceSim;
 beforeAll(async () => {
