@@ -179,6 +179,7 @@ describe("each settings form, typed at a person's pace", () => {
       );
       await prompt.waitFor();
       await expectInView(prompt);
+      await viewShot(`50-settings-leave-scrolled-${f.intent}`, prompt);
       await page.keyboard.press("Escape");
       await prompt.waitFor({ state: "detached" });
       expect(new URL(page.url()).pathname).toBe("/app/settings");
