@@ -170,6 +170,19 @@ describe("each settings form, typed at a person's pace", () => {
       await prompt.waitFor({ state: "detached" });
       expect(new URL(page.url()).pathname).toBe("/app/settings");
       expect(await field.inputValue()).toBe(f.value);
+      // Scrolled down to the form, far from the navigation, the question is still in view
+      // (the link followed from the keyboard, without scrolling); Escape stays.
+      await field.scrollIntoViewIfNeeded();
+      expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
+      await page.evaluate(() =>
+        document.querySelector<HTMLAnchorElement>('nav a[href="/app/orders"]')!.click(),
+      );
+      await prompt.waitFor();
+      await expectInView(prompt);
+      await viewShot(`50-settings-leave-scrolled-${f.intent}`, prompt);
+      await page.keyboard.press("Escape");
+      await prompt.waitFor({ state: "detached" });
+      expect(new URL(page.url()).pathname).toBe("/app/settings");
 
       // Save: the toast says what was saved, the bar goes, the value is saved.
       await bar().getByRole("button", { name: "Save" }).click();
