@@ -9,7 +9,8 @@ import { getSettings, type ShopSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";
 import { WEBHOOK_GAP_THRESHOLD } from "../svc-account/kinds";
 import { accountStatus, balanceOf } from "./account.server";
-import { marginUsd, PROBLEM_STATES, stateCounts } from "./orders.server";
+import { marginUsd, PROBLEM_STATES, shopTimeZone, stateCounts } from "./orders.server";
+import { flagWords, plainMessage } from "./plain-words";
 
 const DONE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
 const DAY = 86400_000;
@@ -61,6 +62,7 @@ export async function dashboardData(
       warningsOf(db, shop, settings),
       moneyOf(db, shop, now, periodDays),
     ]);
+  const timeZone = await shopTimeZone(db, shop);
   const days: DayBucket[] = Array.from({ length: 14 }, (_, i) => ({
     day: new Date(since.getTime() + i * DAY).toISOString().slice(0, 10),
     done: 0,
@@ -70,8 +72,7 @@ export async function dashboardData(
   for (const o of recent) {
     const bucket = days[Math.floor((o.createdAt.getTime() - since.getTime()) / DAY)];
     if (!bucket) continue;
-    if (o.flag || (PROBLEM_STATES.includes(o.state as never) && !isScheduled(o)))
-      bucket.problems++;
+    if (o.flag || (PROBLEM_STATES.includes(o.state as never) && !isScheduled(o))) bucket.problems++;
     else if (DONE.includes(o.state)) bucket.done++;
     else if (o.state !== "CANCELLED") bucket.inProgress++;
   }
@@ -80,6 +81,8 @@ export async function dashboardData(
     counts: { ...counts, HELD: counts.HELD - scheduled },
     /** Orders waiting for the review window: placed by themselves at their time. */
     scheduled,
+    /** The shop's time zone (null: UTC). */
+    timeZone,
     days,
     account,
     warnings,
@@ -93,7 +96,7 @@ export async function dashboardData(
       id: p.id,
       name: orderName(p),
       state: p.state,
-      reason: p.flag ?? p.reasonMessage ?? "",
+      reason: p.flag ? (flagWords(p.flag) ?? "") : plainMessage(p.reasonMessage, timeZone),
       updatedAt: p.updatedAt.toISOString(),
     })),
   };

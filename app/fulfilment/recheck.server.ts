@@ -38,7 +38,9 @@ export async function recheckHeld(
     take: 1000,
   });
   const accounts = new Set<string>();
-  const settings = held.some((o) => o.reasonCode === "cost_guard" || o.reasonCode === "review_window")
+  const settings = held.some(
+    (o) => o.reasonCode === "cost_guard" || o.reasonCode === "review_window",
+  )
     ? await getSettings(db, shopDomain)
     : null;
   // Scheduled orders are not held for a problem: they are not counted as checked again.
