@@ -9,7 +9,8 @@ import { getSettings, type ShopSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";
 import { WEBHOOK_GAP_THRESHOLD } from "../svc-account/kinds";
 import { accountStatus, balanceOf } from "./account.server";
-import { marginUsd, PROBLEM_STATES, stateCounts } from "./orders.server";
+import { marginUsd, PROBLEM_STATES, shopTimeZone, stateCounts } from "./orders.server";
+import { flagWords, plainMessage } from "./plain-words";
 
 const DONE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
 const DAY = 86400_000;
@@ -61,6 +62,7 @@ export async function dashboardData(
       warningsOf(db, shop, settings),
       moneyOf(db, shop, now, periodDays),
     ]);
+  const timeZone = await shopTimeZone(db, shop);
   const days: DayBucket[] = Array.from({ length: 14 }, (_, i) => ({
     day: new Date(since.getTime() + i * DAY).toISOString().slice(0, 10),
     done: 0,
@@ -79,6 +81,8 @@ export async function dashboardData(
     counts: { ...counts, HELD: counts.HELD - scheduled },
     /** Orders waiting for the review window: placed by themselves at their time. */
     scheduled,
+    /** The shop's time zone (null: UTC). */
+    timeZone,
     days,
     account,
     warnings,
@@ -92,8 +96,13 @@ export async function dashboardData(
       id: p.id,
       name: orderName(p),
       state: p.state,
-      // A flag's sentence (what happened and what to do), not its code.
-      reason: p.flag ? (p.reasonMessage ?? p.flag) : (p.reasonMessage ?? ""),
+      // A flag's sentence (what happened and what to do), never its code: the one stored with
+      // a disconnected account's flag names the account.
+      reason: p.flag
+        ? p.flag === "account_disconnected" && p.reasonMessage
+          ? p.reasonMessage
+          : (flagWords(p.flag) ?? "")
+        : plainMessage(p.reasonMessage, timeZone),
       updatedAt: p.updatedAt.toISOString(),
     })),
   };

@@ -46,6 +46,8 @@ const FLAG_WORDS: Record<string, string> = {
   address_changed:
     "The shipping address was changed in the shop after the order went to the service.",
   parcel_abnormal: "The carrier reports a problem with the parcel.",
+  account_disconnected:
+    "The service account this order was placed with is not connected: connect it again in Settings.",
 };
 
 /** A problem flag in plain words (an unknown one is named as a problem to look at, not by code). */

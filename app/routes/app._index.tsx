@@ -17,11 +17,10 @@ import {
 import { Suspense } from "react";
 import { requireAdmin } from "../admin/context.server";
 import { dashboardData, liveBalance } from "../admin/dashboard.server";
-import { ORDER_STATES, PERIODS } from "../admin/order-states";
+import { ORDER_STATES, PERIODS, shopDateTime } from "../admin/order-states";
 import { OrdersChart } from "../components/OrdersChart";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
-import { formatDateTime } from "../components/format";
 import { prisma } from "../db.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
@@ -357,7 +356,7 @@ export default function Dashboard() {
                 <Text as="p" tone="subdued">
                   Last event:{" "}
                   {account.lastEventAt
-                    ? `${account.lastEventTopic} at ${formatDateTime(account.lastEventAt)}`
+                    ? `${account.lastEventTopic} at ${shopDateTime(account.lastEventAt, d.timeZone)}`
                     : "none yet"}
                 </Text>
                 <Link to="/app/settings">Settings</Link>
@@ -399,7 +398,7 @@ export default function Dashboard() {
                     <StateBadge state={p.state} />
                     <Text as="span">{p.reason}</Text>
                     <Text as="span" tone="subdued">
-                      {formatDateTime(p.updatedAt)}
+                      {shopDateTime(p.updatedAt, d.timeZone)}
                     </Text>
                   </InlineStack>
                 ))

@@ -123,6 +123,21 @@ function refuse(shop: string, operation: string, errors: z.infer<typeof userErro
   });
 }
 
+/** Requested cost 1: the shop's time zone (IANA name, e.g. "Europe/Paris"). */
+export const SHOP_TIME_ZONE = `#graphql
+query ShopTimeZone {
+  shop { ianaTimezone }
+}`;
+
+export async function shopTimeZone(call: Call): Promise<string> {
+  const data = await call(
+    SHOP_TIME_ZONE,
+    {},
+    z.object({ shop: z.object({ ianaTimezone: z.string().min(1).max(100) }) }),
+  );
+  return data.shop.ianaTimezone;
+}
+
 export interface ShopBasics {
   currencyCode: string;
   locationId: string | null;

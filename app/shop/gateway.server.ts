@@ -47,6 +47,7 @@ import {
   setProduct,
   setStock,
   shopBasics,
+  shopTimeZone,
   updatePrices,
   variantStock,
 } from "./catalog-writes.server";
@@ -101,6 +102,8 @@ export interface ShopGateway {
   ): Promise<Page<ShopVariant>>;
   /** The shop's currency and primary location (catalog/ import and stock sync). */
   shopBasics(): Promise<ShopBasics>;
+  /** The shop's IANA time zone (the pages show times in it). */
+  timeZone(): Promise<string>;
   /** productSet by handle, then every variant with its inventory item. */
   setProduct(input: ProductSetInput): Promise<{ productId: string; variants: VariantItem[] }>;
   /** Variants' price, inventory item and "available" at the location (100 ids a call). */
@@ -142,6 +145,7 @@ export function createShopGateway(
     listProducts: (o) => listProducts(call, o),
     listProductVariants: (productGid, o) => listProductVariants(call, shop, productGid, o),
     shopBasics: () => shopBasics(call),
+    timeZone: () => shopTimeZone(call),
     setProduct: (input) => setProduct(call, shop, input),
     variantStock: (ids, locationId) => variantStock(call, ids, locationId),
     updatePrices: (productGid, variants) => updatePrices(call, shop, productGid, variants),

@@ -25,6 +25,7 @@ import {
   PRODUCT_SET,
   PRODUCT_VARIANT_ITEMS,
   SHOP_BASICS,
+  SHOP_TIME_ZONE,
   VARIANTS_BULK_UPDATE,
   VARIANT_INVENTORY_ITEMS,
 } from "./catalog-writes.server";
@@ -134,6 +135,11 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   ShopBasics: {
     document: SHOP_BASICS,
+    worstCaseVariables: {},
+    module: "app/shop/catalog-writes.server.ts",
+  },
+  ShopTimeZone: {
+    document: SHOP_TIME_ZONE,
     worstCaseVariables: {},
     module: "app/shop/catalog-writes.server.ts",
   },

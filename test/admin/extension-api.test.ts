@@ -169,7 +169,11 @@ describe("the extensions' backend", () => {
     };
     expect(run.run.finished).toBe(true);
     expect(run.run.results).toEqual([
-      expect.objectContaining({ id: held.gid, ok: true, message: "Done: the order is now HELD." }),
+      expect.objectContaining({
+        id: held.gid,
+        ok: true,
+        message: "Held: the order waits here until you release it.",
+      }),
     ]);
   });
 

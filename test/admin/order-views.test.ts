@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardData } from "../../app/admin/dashboard.server";
 import { fittingActions } from "../../app/admin/order-fit";
 import { orderAction, runOrderAction } from "../../app/admin/order-actions.server";
-import { listOrders, orderDetail } from "../../app/admin/orders.server";
+import { listOrders, orderDetail, shopTimeZone } from "../../app/admin/orders.server";
+import { latestBulkRun } from "../../app/admin/bulk-orders.server";
+import { flagWords, plainMessage, stepWords } from "../../app/admin/plain-words";
+import { repairCardData } from "../../app/repair/page.server";
 import { scheduledText, shopClock, stateLabelOf } from "../../app/admin/order-states";
 import { recheckHeld, SETTINGS_CAUSES } from "../../app/fulfilment/recheck.server";
 import { detectNotices } from "../../app/notify/notices.server";
@@ -148,11 +151,11 @@ describe("the order's lines", () => {
     // A variant whose price the app has not read: the service order's amount less its quoted
     // shipping (one line), never the shop's price.
     await prisma.catalogVariant.delete({ where: { vid } });
-    const derived = (await orderDetail(prisma, h.shopDomain, row.id))!.lines[0]!;
-    const goods = (
-      (Math.round(Number(row.amount) * 100) - Math.round(Number(row.shippingCost) * 100)) /
-      100
-    ).toFixed(2);
+    // The quoted shipping of the order (the harness names a method without a quote).
+    await prisma.shopOrder.update({ where: { id: row.id }, data: { shippingCost: "4.99" } });
+    const derivedOrder = (await orderDetail(prisma, h.shopDomain, row.id))!;
+    const derived = derivedOrder.lines[0]!;
+    const goods = ((Math.round(Number(row.amount) * 100) - 499) / 100).toFixed(2);
     expect(derived.serviceCost?.total).toBe(goods);
     expect(derived.serviceCost?.total).not.toBe("123.76");
 
@@ -260,5 +263,78 @@ describe("an action that changes nothing", () => {
     const again = await runOrderAction(h.deps, h.shopDomain, failed.id, "retry");
     expect(again.ok ? again.message : again.error).toMatch(/next payment/);
     await prisma.shopOrder.deleteMany({ where: { orderNumber: "views-refused-1" } });
+  });
+});
+
+describe("plain words and the shop's time", () => {
+  it("reads the shop's time zone from Shopify once and keeps it with the shop", async () => {
+    await prisma.shop.update({ where: { domain: h.shopDomain }, data: { ianaTimezone: null } });
+    // The shop simulator answers Shopify's `shop { ianaTimezone }`.
+    expect(await shopTimeZone(prisma, h.shopDomain)).toBe("America/New_York");
+    const stored = await prisma.shop.findUniqueOrThrow({ where: { domain: h.shopDomain } });
+    expect(stored.ianaTimezone).toBe("America/New_York");
+    // Stored: Shopify is not asked again.
+    const never = async (): Promise<string> => {
+      throw new Error("asked again");
+    };
+    expect(await shopTimeZone(prisma, h.shopDomain, never)).toBe("America/New_York");
+    const row = await scheduledOrder("Zoned teapot");
+    const detail = await orderDetail(prisma, h.shopDomain, row.id);
+    expect(detail?.timeZone).toBe("America/New_York");
+    // A shop Shopify does not answer for shows UTC, and is not asked on every page.
+    expect(await shopTimeZone(prisma, "nowhere.myshopify.com", never)).toBeNull();
+  });
+
+  it("names steps, flags and times in plain words, without topics or machine times", () => {
+    expect(stepWords("pay:carted")).toBe("Payment");
+    expect(stepWords("received")).toBe("Received");
+    expect(stepWords("something_new")).toBe("Update");
+    expect(flagWords("cancelled_after_payment")).toMatch(/^Cancelled after/);
+    expect(flagWords("some_new_flag")).not.toMatch(/some_new_flag/);
+    const text = plainMessage(
+      "Received from the shop (orders/paid). Placed after 2026-11-27T12:35:12.654Z.",
+      "Europe/Paris",
+    );
+    expect(text).toBe("Received from the shop (when paid). Placed after 27 Nov 2026, 13:35 CET.");
+  });
+
+  it("says a reversed date range is reversed", async () => {
+    const r = await listOrders(
+      prisma,
+      h.shopDomain,
+      new URLSearchParams("from=2026-11-20&to=2026-11-01"),
+    );
+    expect(r.orders).toEqual([]);
+    expect(r.rangeError).toMatch(/From date is after the To date/);
+    const ok = await listOrders(prisma, h.shopDomain, new URLSearchParams("from=2026-11-01"));
+    expect(ok.rangeError).toBeNull();
+  });
+
+  it("shows a finished bulk run's outcome for a while, not for the session", async () => {
+    const row = await scheduledOrder("Bulk jug");
+    const finishedAt = new Date();
+    await prisma.bulkRun.create({
+      data: {
+        shopDomain: h.shopDomain,
+        intent: "hold",
+        clientKey: "views-bulk-1",
+        orderIds: [row.id],
+        results: { [row.id]: { ok: true, message: "Held." } },
+        total: 1,
+        done: 1,
+        finishedAt,
+      },
+    });
+    expect(await latestBulkRun(prisma, h.shopDomain, finishedAt.getTime() + MIN)).not.toBeNull();
+    expect(await latestBulkRun(prisma, h.shopDomain, finishedAt.getTime() + 11 * MIN)).toBeNull();
+  });
+
+  it("the Repair card says the real reason there is no quote", async () => {
+    const row = await scheduledOrder("Unquoted bowl");
+    const card = await repairCardData(prisma, h.shopDomain, row.id);
+    const why = card?.methods?.error ?? "";
+    // An account is connected and the product is matched: that is not the reason.
+    expect(why).not.toMatch(/needs an account and matched lines/);
+    expect(why).toMatch(/when it is placed/);
   });
 });

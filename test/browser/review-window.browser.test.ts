@@ -57,7 +57,15 @@ async function scheduledAt(): Promise<number> {
   return Date.parse(at!);
 }
 
-const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+/** The demo shop's time zone (the shop simulator's, from Shopify's `shop.ianaTimezone`). */
+const ZONE = "America/New_York";
+const hhmm = (ms: number) =>
+  new Intl.DateTimeFormat("en-GB", {
+    timeZone: ZONE,
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(new Date(ms));
 
 describe("an order in the review window", () => {
   it("is scheduled, not a problem; a shorter window moves it; Place now sends it", async () => {
@@ -84,6 +92,8 @@ describe("an order in the review window", () => {
     expect(await page.getByRole("button", { name: /^Release/ }).count()).toBe(0);
     const placeNow = page.getByRole("button", { name: /^Place now/ });
     expect(await placeNow.count()).toBe(1);
+    // Times are the shop's, and the page says which zone.
+    expect(await scheduled.innerText()).toContain("America/New York");
     await s.shot("50-review-window-order");
 
     // The orders list says the same, in its Why column.
@@ -94,6 +104,15 @@ describe("an order in the review window", () => {
       .first()
       .waitFor();
     await page.getByRole("link", { name: /^Needs attention \(0\)$/ }).waitFor();
+    // The views' tabs move with the arrow keys (and Home, End), as tabs do.
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("data-view"));
+    await page.locator('a[data-view="all"]').focus();
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(focused).toBe("attention");
+    await page.keyboard.press("End");
+    await expect.poll(focused).toBe("cancelled");
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(focused).toBe("all");
     await s.shot("51-review-window-list");
 
     // The dashboard lists no problem for it.

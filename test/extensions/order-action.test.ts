@@ -69,7 +69,9 @@ describe("Send to supplier", () => {
     await settleUntil(h, () =>
       expect(modal().querySelector("s-banner[tone=success]")).not.toBeNull(),
     );
-    expect(modal().querySelector("s-banner")!.textContent).toBe("Done: the order is now HELD.");
+    expect(modal().querySelector("s-banner")!.textContent).toBe(
+      "Held: the order waits here until you release it.",
+    );
     expect((await h.row(held.legacyId)).reasonCode).toBe("merchant_hold");
     expect(await prisma.bulkRun.count()).toBe(runs + 1);
 

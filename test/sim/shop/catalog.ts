@@ -633,6 +633,7 @@ export const catalogResolvers: Record<string, Record<string, FieldImpl>> = {
   Shop: {
     id: () => gid("Shop", 1),
     currencyCode: (s: { __shop: ShopRec }) => s.__shop.currency,
+    ianaTimezone: (s: { __shop: ShopRec }) => s.__shop.ianaTimezone,
     myshopifyDomain: (s: { __shop: ShopRec }) => s.__shop.domain,
   },
   ProductSetPayload: { product: "prop", productSetOperation: "prop", userErrors: "prop" },

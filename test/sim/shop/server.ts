@@ -139,7 +139,10 @@ export interface ShopSim {
   appUrl: string | undefined;
   /** The token endpoint's store and knobs (oauth.ts): id tokens, revocation, expiry, clock. */
   oauth: OAuthSim;
-  addShop(domain: string, opts?: { accessToken?: string }): { domain: string; accessToken: string };
+  addShop(
+    domain: string,
+    opts?: { accessToken?: string; ianaTimezone?: string },
+  ): { domain: string; accessToken: string };
   /** Replaces the shop's installed token (the old one then gets 401). */
   rotateToken(domain: string, accessToken?: string): string;
   addProduct(
@@ -376,6 +379,8 @@ export async function startShopSim(
         domain: d,
         accessToken,
         currency: "USD",
+        // A shop's zone is rarely UTC: the sandbox and tests see times converted.
+        ianaTimezone: o.ianaTimezone ?? "America/New_York",
         products: new Map(),
         variants: new Map(),
         orders: new Map(),

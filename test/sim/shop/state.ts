@@ -183,6 +183,8 @@ export interface ShopRec {
   domain: string;
   accessToken: string;
   currency: string;
+  /** Shopify's `shop.ianaTimezone` (an IANA zone name). */
+  ianaTimezone: string;
   products: Map<number, ProductRec>;
   variants: Map<number, VariantRec>;
   orders: Map<number, OrderRec>;
