@@ -1,8 +1,7 @@
 /** The "Exchange rates" form of the settings page: the merchant's own rates, one a line. */
-import { Form } from "@remix-run/react";
-import { Card, FormLayout, TextField } from "@shopify/polaris";
-import { FormStatus, fieldError } from "../FormStatus";
-import { editingProps } from "../useAutoRefresh";
+import { TextField } from "@shopify/polaris";
+import { fieldError } from "../FormStatus";
+import { PartForm } from "./PartForm";
 import type { PartProps, SettingsData } from "./parts";
 
 export const FX_INTENT = "save-fx";
@@ -20,33 +19,18 @@ export function fxSaved(settings: SettingsData["settings"]): Values {
 
 export function FxRatesForm({ draft, refusal, onSave }: PartProps<Values>) {
   return (
-    <div data-settings-card={FX_INTENT} {...editingProps(draft.dirty)}>
-      <Card>
-        <Form
-          method="post"
-          data-settings-part={FX_INTENT}
-          onSubmit={(e) => {
-            e.preventDefault();
-            onSave();
-          }}
-        >
-          <input type="hidden" name="intent" value={FX_INTENT} />
-          <FormLayout>
-            <FormStatus data={refusal} intent={FX_INTENT} summary />
-            <TextField
-              label="Your own rates (USD for one unit)"
-              name="fxRates"
-              autoComplete="off"
-              multiline={3}
-              value={draft.values.fxRates}
-              onChange={(v) => draft.set({ fxRates: v })}
-              placeholder="EUR 1.0812"
-              helpText="One per line. Leave empty to use the reference rates only."
-              error={fieldError(refusal, FX_INTENT, "fxRates")}
-            />
-          </FormLayout>
-        </Form>
-      </Card>
-    </div>
+    <PartForm intent={FX_INTENT} dirty={draft.dirty} refusal={refusal} onSave={onSave}>
+      <TextField
+        label="Your own rates (USD for one unit)"
+        name="fxRates"
+        autoComplete="off"
+        multiline={3}
+        value={draft.values.fxRates}
+        onChange={(v) => draft.set({ fxRates: v })}
+        placeholder="EUR 1.0812"
+        helpText="One per line. Leave empty to use the reference rates only."
+        error={fieldError(refusal, FX_INTENT, "fxRates")}
+      />
+    </PartForm>
   );
 }

@@ -7,17 +7,16 @@ import {
   Banner,
   BlockStack,
   Button,
-  Card,
   Checkbox,
   FormLayout,
   InlineStack,
   Text,
   TextField,
 } from "@shopify/polaris";
-import { type ActionData, FormStatus, fieldError } from "../FormStatus";
+import { type ActionData, FormStatus } from "../FormStatus";
 import { formatDateTime } from "../format";
-import { editingProps } from "../useAutoRefresh";
-import { type PartProps, type SettingsData, asPosted, setterOf } from "./parts";
+import { PartForm } from "./PartForm";
+import { type PartProps, type SettingsData, asPosted, fieldsOf } from "./parts";
 
 export const NOTIFY_INTENT = "save-notifications";
 
@@ -52,88 +51,24 @@ export function NotificationsForm({
   testEmail,
 }: PartProps<Values> & { testEmail: ActionData }) {
   const s = draft.values;
-  const set = setterOf<Values>(draft.set);
+  const { set, err, text, check } = fieldsOf(draft, refusal, NOTIFY_INTENT);
   const busy = useNavigation().state !== "idle";
-  const err = (f: string) => fieldError(refusal, NOTIFY_INTENT, f);
   const { mailConfigured, lastDigest } = data.notifications;
   return (
-    <div data-settings-card={NOTIFY_INTENT} {...editingProps(draft.dirty)}>
-      <Card>
-        <BlockStack gap="400">
-          <Form
-            method="post"
-            data-settings-part={NOTIFY_INTENT}
-            onSubmit={(e) => {
-              e.preventDefault();
-              onSave();
-            }}
-          >
-            <input type="hidden" name="intent" value={NOTIFY_INTENT} />
-            {NOTIFY_KINDS.map(([k]) => (
-              <input key={k} type="hidden" name={k} value={s[k]} />
-            ))}
-            <FormLayout>
-              <FormStatus data={refusal} intent={NOTIFY_INTENT} summary />
-              {mailConfigured ? null : (
-                <Banner tone="warning">
-                  <Text as="p">
-                    Email is not set up on this server (SMTP_URL): nothing is sent until the
-                    app&apos;s operator sets it. What would be told is kept until then.
-                  </Text>
-                </Banner>
-              )}
-              <TextField
-                label="Send to"
-                name="notifyEmails"
-                autoComplete="email"
-                multiline={2}
-                value={s.notifyEmails}
-                onChange={set("notifyEmails")}
-                placeholder="you@example.com, partner@example.com"
-                helpText="Up to 5 addresses, separated by commas. Empty: no emails."
-                error={err("notifyEmails")}
-              />
-              <BlockStack gap="100">
-                <Text as="span" variant="bodyMd">
-                  Tell me about
-                </Text>
-                {NOTIFY_KINDS.map(([k, label]) => (
-                  <Checkbox key={k} label={label} checked={s[k] === "true"} onChange={set(k)} />
-                ))}
-              </BlockStack>
-              <FormLayout.Group>
-                <TextField
-                  label="Tell of a held order after (minutes)"
-                  name="notifyHeldAfterMinutes"
-                  type="number"
-                  autoComplete="off"
-                  value={s.notifyHeldAfterMinutes}
-                  onChange={set("notifyHeldAfterMinutes")}
-                  helpText="Many holds clear by themselves within minutes."
-                  error={err("notifyHeldAfterMinutes")}
-                />
-                <TextField
-                  label="At most one email every (minutes)"
-                  name="notifyDigestMinutes"
-                  type="number"
-                  autoComplete="off"
-                  value={s.notifyDigestMinutes}
-                  onChange={set("notifyDigestMinutes")}
-                  error={err("notifyDigestMinutes")}
-                />
-              </FormLayout.Group>
-              <TextField
-                label="Low balance below (USD)"
-                name="lowBalanceUsd"
-                autoComplete="off"
-                inputMode="decimal"
-                value={s.lowBalanceUsd}
-                onChange={set("lowBalanceUsd")}
-                helpText="Also shown on the dashboard. Empty: only when the balance does not cover waiting orders."
-                error={err("lowBalanceUsd")}
-              />
-            </FormLayout>
-          </Form>
+    <PartForm
+      intent={NOTIFY_INTENT}
+      dirty={draft.dirty}
+      refusal={refusal}
+      onSave={onSave}
+      hidden={
+        <>
+          {NOTIFY_KINDS.map(([k]) => (
+            <input key={k} type="hidden" name={k} value={s[k]} />
+          ))}
+        </>
+      }
+      after={
+        <>
           <Form method="post">
             <input type="hidden" name="intent" value="test-email" />
             <BlockStack gap="200">
@@ -152,8 +87,61 @@ export function NotificationsForm({
               </InlineStack>
             </BlockStack>
           </Form>
-        </BlockStack>
-      </Card>
-    </div>
+        </>
+      }
+    >
+      {mailConfigured ? null : (
+        <Banner tone="warning">
+          <Text as="p">
+            Email is not set up on this server (SMTP_URL): nothing is sent until the app&apos;s
+            operator sets it. What would be told is kept until then.
+          </Text>
+        </Banner>
+      )}
+      <TextField
+        label="Send to"
+        name="notifyEmails"
+        autoComplete="email"
+        multiline={2}
+        value={s.notifyEmails}
+        onChange={set("notifyEmails")}
+        placeholder="you@example.com, partner@example.com"
+        helpText="Up to 5 addresses, separated by commas. Empty: no emails."
+        error={err("notifyEmails")}
+      />
+      <BlockStack gap="100">
+        <Text as="span" variant="bodyMd">
+          Tell me about
+        </Text>
+        {NOTIFY_KINDS.map(([k, label]) => (
+          <Checkbox key={k} label={label} {...check(k)} />
+        ))}
+      </BlockStack>
+      <FormLayout.Group>
+        <TextField
+          label="Tell of a held order after (minutes)"
+          name="notifyHeldAfterMinutes"
+          type="number"
+          autoComplete="off"
+          {...text("notifyHeldAfterMinutes")}
+          helpText="Many holds clear by themselves within minutes."
+        />
+        <TextField
+          label="At most one email every (minutes)"
+          name="notifyDigestMinutes"
+          type="number"
+          autoComplete="off"
+          {...text("notifyDigestMinutes")}
+        />
+      </FormLayout.Group>
+      <TextField
+        label="Low balance below (USD)"
+        name="lowBalanceUsd"
+        autoComplete="off"
+        inputMode="decimal"
+        {...text("lowBalanceUsd")}
+        helpText="Also shown on the dashboard. Empty: only when the balance does not cover waiting orders."
+      />
+    </PartForm>
   );
 }

@@ -3,12 +3,10 @@
  * how they are paid. Its values are a draft of the saved settings (kept through the page's
  * refreshes while changed); the page's save bar posts it.
  */
-import { Form } from "@remix-run/react";
-import { Card, Checkbox, FormLayout, Select, TextField } from "@shopify/polaris";
-import { FormStatus, fieldError } from "../FormStatus";
-import { editingProps } from "../useAutoRefresh";
+import { Checkbox, FormLayout, Select, TextField } from "@shopify/polaris";
 import { NOTIFY_KEYS } from "./NotificationsForm";
-import { type PartProps, type SettingsData, asPosted, setterOf } from "./parts";
+import { PartForm } from "./PartForm";
+import { type PartProps, type SettingsData, asPosted, fieldsOf } from "./parts";
 import { PRICING_KEYS } from "./PricingForm";
 import { ShipFromSelect, WAREHOUSE_MODES_HIDDEN, warehouseModeOptions } from "./ShipFromSelect";
 
@@ -26,153 +24,141 @@ const CHECKS = ["holdRiskyOrders", "autoPay", "notifyCustomer", "paused"] as con
 
 export function OrdersForm({ data, draft, refusal, onSave }: PartProps<Values>) {
   const s = draft.values;
-  const set = setterOf<Values>(draft.set);
-  const err = (f: string) => fieldError(refusal, ORDERS_INTENT, f);
-  const text = (k: string) => ({ value: s[k] ?? "", onChange: set(k), error: err(k) });
-  const check = (k: string) => ({ checked: s[k] === "true", onChange: set(k) });
+  const { text, check } = fieldsOf(draft, refusal, ORDERS_INTENT);
   return (
-    <div data-settings-card={ORDERS_INTENT} {...editingProps(draft.dirty)}>
-      <Card>
-        <Form
-          method="post"
-          data-settings-part={ORDERS_INTENT}
-          onSubmit={(e) => {
-            e.preventDefault();
-            onSave();
-          }}
-        >
-          <input type="hidden" name="intent" value={ORDERS_INTENT} />
+    <PartForm
+      intent={ORDERS_INTENT}
+      dirty={draft.dirty}
+      refusal={refusal}
+      onSave={onSave}
+      hidden={
+        <>
           {CHECKS.map((k) => (
             <input key={k} type="hidden" name={k} value={s[k] ?? "false"} />
           ))}
-          <FormLayout>
-            <FormStatus data={refusal} intent={ORDERS_INTENT} summary />
-            <Select
-              label="Place an order at the service when the shop order is"
-              name="trigger"
-              options={[
-                { label: "paid (orders/paid)", value: "orders/paid" },
-                { label: "created (orders/create)", value: "orders/create" },
-              ]}
-              {...text("trigger")}
-            />
-            <TextField
-              label="Review window (minutes)"
-              name="reviewWindowMinutes"
-              type="number"
-              autoComplete="off"
-              helpText="Time to edit or cancel an order before it is placed. 0 places at once."
-              {...text("reviewWindowMinutes")}
-            />
-            <Checkbox
-              label="Hold orders Shopify rates as risky (fraud risk)"
-              {...check("holdRiskyOrders")}
-            />
-            <Select
-              label="Orders with lines not connected to a catalog product (your own stock)"
-              name="unconnectedLines"
-              options={[
-                { label: "Hold the order until every line is connected", value: "hold" },
-                { label: "Send the connected lines only; I ship the others", value: "connected" },
-                {
-                  label: "Send every line; the service waits until the rest are connected",
-                  value: "send",
-                },
-              ]}
-              {...text("unconnectedLines")}
-            />
-            <Checkbox label="Pause: place no new orders" {...check("paused")} />
-            <Checkbox label="Pay orders automatically from the balance" {...check("autoPay")} />
-            <FormLayout.Group>
-              <TextField
-                label="Hold payment of an order costing over (USD)"
-                name="costCapUsd"
-                autoComplete="off"
-                inputMode="decimal"
-                helpText="Items and shipping at the service. Empty: no cap."
-                {...text("costCapUsd")}
-              />
-              <TextField
-                label="…or leaving a margin under (%)"
-                name="minMarginPct"
-                autoComplete="off"
-                inputMode="decimal"
-                helpText="Of the shop order's total. Empty: no minimum."
-                {...text("minMarginPct")}
-              />
-            </FormLayout.Group>
-            <FormLayout.Group>
-              <TextField
-                label="Payment batch size (orders)"
-                name="payBatchSize"
-                type="number"
-                autoComplete="off"
-                {...text("payBatchSize")}
-              />
-              <TextField
-                label="Payment batch window (seconds)"
-                name="payBatchWindowSeconds"
-                type="number"
-                autoComplete="off"
-                {...text("payBatchWindowSeconds")}
-              />
-            </FormLayout.Group>
-            <ShipFromSelect
-              list={data.warehouses}
-              saved={data.settings.fromCountryCode}
-              {...text("fromCountryCode")}
-            />
-            <Select
-              label="Warehouse mode"
-              name="shopLogisticsType"
-              options={warehouseModeOptions(data.settings.shopLogisticsType)}
-              {...text("shopLogisticsType")}
-              helpText={
-                data.settings.shopLogisticsType === 2
-                  ? WAREHOUSE_MODES_HIDDEN
-                  : `Your saved mode is not available, and orders are held until you choose Merchant logistics and save. ${WAREHOUSE_MODES_HIDDEN}`
-              }
-            />
-            {data.settings.shopLogisticsType === 1 ? (
-              <TextField
-                label="Warehouse id"
-                name="storageId"
-                autoComplete="off"
-                {...text("storageId")}
-                helpText={
-                  data.warehouse
-                    ? data.warehouse.name
-                      ? `${data.warehouse.name} (${data.warehouse.country})`
-                      : "Not found at the service"
-                    : "Checked with the service when you save"
-                }
-              />
-            ) : null}
-            <FormLayout.Group>
-              <Select
-                label="IOSS"
-                name="iossType"
-                options={[
-                  { label: "No IOSS", value: "1" },
-                  { label: "My own IOSS number", value: "2" },
-                  { label: "The service's IOSS", value: "3" },
-                ]}
-                {...text("iossType")}
-              />
-              <TextField
-                label="IOSS number"
-                name="iossNumber"
-                autoComplete="off"
-                {...text("iossNumber")}
-              />
-            </FormLayout.Group>
-            <Checkbox
-              label="Notify the customer when tracking is added"
-              {...check("notifyCustomer")}
-            />
-          </FormLayout>
-        </Form>
-      </Card>
-    </div>
+        </>
+      }
+    >
+      <Select
+        label="Place an order at the service when the shop order is"
+        name="trigger"
+        options={[
+          { label: "paid (orders/paid)", value: "orders/paid" },
+          { label: "created (orders/create)", value: "orders/create" },
+        ]}
+        {...text("trigger")}
+      />
+      <TextField
+        label="Review window (minutes)"
+        name="reviewWindowMinutes"
+        type="number"
+        autoComplete="off"
+        helpText="Time to edit or cancel an order before it is placed. 0 places at once."
+        {...text("reviewWindowMinutes")}
+      />
+      <Checkbox
+        label="Hold orders Shopify rates as risky (fraud risk)"
+        {...check("holdRiskyOrders")}
+      />
+      <Select
+        label="Orders with lines not connected to a catalog product (your own stock)"
+        name="unconnectedLines"
+        options={[
+          { label: "Hold the order until every line is connected", value: "hold" },
+          { label: "Send the connected lines only; I ship the others", value: "connected" },
+          {
+            label: "Send every line; the service waits until the rest are connected",
+            value: "send",
+          },
+        ]}
+        {...text("unconnectedLines")}
+      />
+      <Checkbox label="Pause: place no new orders" {...check("paused")} />
+      <Checkbox label="Pay orders automatically from the balance" {...check("autoPay")} />
+      <FormLayout.Group>
+        <TextField
+          label="Hold payment of an order costing over (USD)"
+          name="costCapUsd"
+          autoComplete="off"
+          inputMode="decimal"
+          helpText="Items and shipping at the service. Empty: no cap."
+          {...text("costCapUsd")}
+        />
+        <TextField
+          label="…or leaving a margin under (%)"
+          name="minMarginPct"
+          autoComplete="off"
+          inputMode="decimal"
+          helpText="Of the shop order's total. Empty: no minimum."
+          {...text("minMarginPct")}
+        />
+      </FormLayout.Group>
+      <FormLayout.Group>
+        <TextField
+          label="Payment batch size (orders)"
+          name="payBatchSize"
+          type="number"
+          autoComplete="off"
+          {...text("payBatchSize")}
+        />
+        <TextField
+          label="Payment batch window (seconds)"
+          name="payBatchWindowSeconds"
+          type="number"
+          autoComplete="off"
+          {...text("payBatchWindowSeconds")}
+        />
+      </FormLayout.Group>
+      <ShipFromSelect
+        list={data.warehouses}
+        saved={data.settings.fromCountryCode}
+        {...text("fromCountryCode")}
+      />
+      <Select
+        label="Warehouse mode"
+        name="shopLogisticsType"
+        options={warehouseModeOptions(data.settings.shopLogisticsType)}
+        {...text("shopLogisticsType")}
+        helpText={
+          data.settings.shopLogisticsType === 2
+            ? WAREHOUSE_MODES_HIDDEN
+            : `Your saved mode is not available, and orders are held until you choose Merchant logistics and save. ${WAREHOUSE_MODES_HIDDEN}`
+        }
+      />
+      {data.settings.shopLogisticsType === 1 ? (
+        <TextField
+          label="Warehouse id"
+          name="storageId"
+          autoComplete="off"
+          {...text("storageId")}
+          helpText={
+            data.warehouse
+              ? data.warehouse.name
+                ? `${data.warehouse.name} (${data.warehouse.country})`
+                : "Not found at the service"
+              : "Checked with the service when you save"
+          }
+        />
+      ) : null}
+      <FormLayout.Group>
+        <Select
+          label="IOSS"
+          name="iossType"
+          options={[
+            { label: "No IOSS", value: "1" },
+            { label: "My own IOSS number", value: "2" },
+            { label: "The service's IOSS", value: "3" },
+          ]}
+          {...text("iossType")}
+        />
+        <TextField
+          label="IOSS number"
+          name="iossNumber"
+          autoComplete="off"
+          {...text("iossNumber")}
+        />
+      </FormLayout.Group>
+      <Checkbox label="Notify the customer when tracking is added" {...check("notifyCustomer")} />
+    </PartForm>
   );
 }

@@ -4,7 +4,7 @@
  */
 import type { SerializeFrom } from "@remix-run/node";
 import type { settingsPageData } from "../../admin/settings-page.server";
-import type { ActionData } from "../FormStatus";
+import { type ActionData, fieldError } from "../FormStatus";
 import type { Draft } from "../useDraft";
 
 export const PARTS = [
@@ -72,4 +72,27 @@ export interface PartProps<T> {
   refusal: ActionData;
   /** The page's Save (Enter in a field saves every changed form, as the bar's Save does). */
   onSave: () => void;
+}
+
+/**
+ * A form's field props over its draft: `text(k)` for a text field or a select (value, change,
+ * the refusal's error for it), `check(k)` for a checkbox posted as "true"/"false".
+ */
+export function fieldsOf<T extends Record<string, string>>(
+  draft: Draft<T>,
+  refusal: ActionData,
+  intent: string,
+) {
+  const set = setterOf<T>(draft.set);
+  const err = (k: string) => fieldError(refusal, intent, k);
+  return {
+    set,
+    err,
+    text: (k: keyof T & string) => ({
+      value: draft.values[k] ?? "",
+      onChange: set(k),
+      error: err(k),
+    }),
+    check: (k: keyof T & string) => ({ checked: draft.values[k] === "true", onChange: set(k) }),
+  };
 }
