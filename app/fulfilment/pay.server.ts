@@ -295,15 +295,16 @@ async function holdLabelMode(ctx: RunCtx, requested: Prisma.ShopOrderWhereInput,
 
 async function holdShort(
   ctx: RunCtx,
-  short: Array<{ id: string; need: string; state?: string; reasonCode?: string | null }>,
+  short: Array<{ id: string; need: string; reasonCode?: string | null }>,
 ) {
   if (short.length === 0) return;
   const db = ctx.deps.prisma;
   const balance = ctx.balance;
   for (const o of short) {
     const message = `The service balance (${balance} USD available) does not cover this order (${o.need} USD). It is paid automatically once the balance is topped up.`;
-    // Told once: a candidate already held for a short balance is not told again.
-    const already = o.state === "HELD" && o.reasonCode === "short_balance";
+    // Told once: a candidate already held for a short balance is not told again (a created
+    // candidate has no reason).
+    const already = o.reasonCode === "short_balance";
     await db.shopOrder.update({
       where: { id: o.id },
       data: { state: "HELD", reasonCode: "short_balance", reasonMessage: message },

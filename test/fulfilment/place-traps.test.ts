@@ -217,9 +217,16 @@ describe("mixed carts: lines without a catalog connection", () => {
   it("connected: only the connected lines go, the others are left to the merchant and named", async () => {
     await updateSettings(prisma, SHOP, { unconnectedLines: "connected" });
     const own = h.unconnectedProduct("Own Stock Scarf", "30.00");
+    const plain = h.shop.addProduct(SHOP, {
+      title: "Own Plain Card",
+      variants: [{ sku: "OWN-PLAIN-1", price: "2.00" }],
+    });
+    const long = h.unconnectedProduct(`Own Long${" Banner".repeat(60)}`, "3.00");
     const { placed, orderId } = await received([
       { product: mug, quantity: 2 },
       { product: own, quantity: 1 },
+      { product: plain, quantity: 1 },
+      { product: long, quantity: 1 },
       { product: cap, quantity: 3 },
     ]);
     const result = await placeOrder(h.deps, orderId);
@@ -235,9 +242,12 @@ describe("mixed carts: lines without a catalog connection", () => {
     expect(r.svcOrderId).toBeTruthy();
     expect(r.lines.map((l) => l.shopifyLineItemId).sort()).toEqual([idOf(mug), idOf(cap)].sort());
     const note = r.timeline.find((t) => t.message?.includes("not sent to the service"));
-    expect(note?.message).toBe(
-      "1 line(s) are not sent to the service: they are not connected to a catalog product, and Settings say to send the connected lines only, so you ship these yourself: Own Stock Scarf (M / Blue).",
-    );
+    // In line order, the variant's title when it has one, the list cut to 300 characters.
+    expect(note).toMatchObject({
+      step: "create",
+      outcome: "info",
+      message: `3 line(s) are not sent to the service: they are not connected to a catalog product, and Settings say to send the connected lines only, so you ship these yourself: ${`Own Stock Scarf (M / Blue); Own Plain Card; ${long.title} (M / Blue)`.slice(0, 300)}.`,
+    });
   });
 
   it("connected, with no connected line at all: held as for hold, nothing sent", async () => {
