@@ -243,7 +243,11 @@ describe("the queue", () => {
     expect((await prisma.job.findUniqueOrThrow({ where: { id: stale.id } })).state).toBe(
       "available",
     );
-    await worker.scheduleRecurring(prisma, jobs.recurringJobs);
+    // The hourly janitor is one of the recurring jobs; only it runs here (all of them, the
+    // reconciler and the scans included, took past the test's time on a busy machine).
+    const janitor = jobs.recurringJobs.filter((j) => j.kind === "jobs.cancelUnknown");
+    expect(janitor).toHaveLength(1);
+    await worker.scheduleRecurring(prisma, janitor);
     await runJobs();
     expect(await prisma.job.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({
       state: "cancelled",
