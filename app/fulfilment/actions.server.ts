@@ -52,7 +52,10 @@ export async function retryOrder(
   }
   // Nothing fixed: say what still holds it, change nothing (over the cost guard, only Release
   // pays: Retry asks the guard again).
-  const ask = o.reasonCode === "cost_guard" || !(o.svcOrderId || o.placedAt);
+  const ask =
+    o.reasonCode === "cost_guard" ||
+    o.reasonCode === "warehouse_mode" ||
+    !(o.svcOrderId || o.placedAt);
   const still = ask ? await stillHeld(db, o, deps.clock.now()) : null;
   if (still) return { ok: false, error: still };
   if (o.svcOrderId || o.placedAt) return resumeCreated(deps, o, "retry", "Retry by the merchant.");
@@ -174,7 +177,8 @@ export async function releaseOrder(
     return { ok: true, state: o.state, note: "The balance is checked again now." };
   }
   // Release skips the review window, the risk hold and the cost guard (the merchant's call);
-  // a cause it cannot remove (no match, no account, paused) is said, and nothing changes.
+  // a cause it cannot remove (no match, no account, paused, a withdrawn warehouse mode) is
+  // said, and nothing changes.
   if (o.reasonCode !== "review_window" && o.reasonCode !== "cost_guard") {
     const still = await stillHeld(db, o, deps.clock.now());
     if (still) return { ok: false, error: still };

@@ -7,7 +7,7 @@
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import type { Db } from "../jobs/queue.server";
-import { getSettings } from "../settings.server";
+import { getSettings, labelModeReason } from "../settings.server";
 import { compareMoney, toMoney } from "../svc/decimal";
 import { costGuardReason } from "./cost-guard";
 import { addTimeline } from "./timeline.server";
@@ -155,6 +155,10 @@ export async function stillHeld(
       return (await getSettings(db, o.shopDomain)).paused
         ? "Still held: the shop is paused in Settings. Resume it and the order goes on."
         : null;
+    case "warehouse_mode": {
+      const why = labelModeReason(await getSettings(db, o.shopDomain));
+      return why ? `Still held: ${why}` : null;
+    }
     case "no_account": {
       const account = await db.svcAccount.findUnique({
         where: { shopDomain: o.shopDomain },

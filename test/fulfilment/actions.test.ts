@@ -364,17 +364,25 @@ describe("retryOrder", () => {
     const cases: Array<[Partial<Prisma.ShopOrderUncheckedCreateInput>, string]> = [
       [{ reasonCode: "no_account" }, "Still held: no service account is connected."],
       [{ reasonCode: "paused" }, "Still held: the shop is paused in Settings."],
+      // Created at the service, kept out of payment while a platform warehouse mode is saved.
+      [
+        { reasonCode: "warehouse_mode", state: "HELD", svcOrderId: "SO-WM" },
+        "Still held: The warehouse mode chosen in Settings needs a shipping label",
+      ],
     ];
     await prisma.shop.upsert({
       where: { domain: shop },
-      create: { domain: shop, settings: { paused: true } },
-      update: { settings: { paused: true } },
+      create: { domain: shop, settings: { paused: true, shopLogisticsType: 3 } },
+      update: { settings: { paused: true, shopLogisticsType: 3 } },
     });
     for (const [data, text] of cases) {
       const o = await makeOrder({ shopDomain: shop, state: "HELD", ...data });
       const r = await retryOrder(deps, o.id);
       expect(r.ok).toBe(false);
       expect(!r.ok && r.error).toContain(text);
+      // Release cannot remove these causes either: it says the same, and changes nothing.
+      const released = await releaseOrder(deps, o.id);
+      expect(!released.ok && released.error).toContain(text);
       expect(await row(o.id)).toEqual(o);
       expect(await orderJobs(o.id)).toEqual([]);
     }
