@@ -39,8 +39,26 @@ const pageQuery = z.object({
   pid: z.string().max(200).optional().catch(undefined),
   /** all | unconnected | attention (out of stock, flagged, or margin under `margin` %). */
   show: z.enum(["all", "unconnected", "attention"]).optional().catch(undefined),
-  margin: z.coerce.number().min(0).max(100).optional().catch(undefined),
+  // Checked apart (marginFilter): a margin out of range is said by the field, not dropped.
+  margin: z.string().optional().catch(undefined),
 });
+
+/** The page's query as the page uses it: the margin filter checked, as a number. */
+type PageQuery = Omit<z.output<typeof pageQuery>, "margin"> & { margin?: number };
+
+/**
+ * The "Margin under (%)" filter as typed: a number from 0 to 100, or empty (no filter). Anything
+ * else is refused with a sentence for the field, and the filter is not applied.
+ */
+export function marginFilter(raw: string | undefined): { value?: number; error?: string } {
+  const text = raw?.trim() ?? "";
+  if (text === "") return {};
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0 || n > 100) {
+    return { error: "Enter a margin from 0 to 100 (%): the list is not filtered by it." };
+  }
+  return { value: n };
+}
 
 /** What the catalog says of a connected variant, for the table. */
 export interface VariantFacts {
@@ -66,7 +84,9 @@ export async function productsPageData(
   gateway: ShopGateway,
   search: URLSearchParams,
 ) {
-  const q = pageQuery.parse(Object.fromEntries(search));
+  const parsed = pageQuery.parse(Object.fromEntries(search));
+  const margin = marginFilter(parsed.margin);
+  const q = { ...parsed, margin: margin.value };
   const page = await gateway.listProducts({ first: 20, after: q.after ?? null, query: q.q });
   const variantIds = page.items.flatMap((p) => p.variants.map((v) => numericId(v.id)));
   const rows = await db.productConnection.findMany({
@@ -120,6 +140,9 @@ export async function productsPageData(
   const pageVids = [...new Set(rows.map((r) => r.svcVid))];
   return {
     query: q,
+    marginError: margin.error ?? null,
+    /** The margin filter as typed (kept in the field when refused). */
+    marginTyped: parsed.margin?.trim() ?? "",
     mainMarket: settings.mainMarket,
     pageVids,
     changes: changes.map((c) => ({
@@ -277,7 +300,7 @@ async function factsFor(
 async function pickerData(
   db: PrismaClient,
   shop: string,
-  q: z.output<typeof pageQuery>,
+  q: PageQuery,
   settings: ShopSettings,
   accountId: string | null,
 ) {

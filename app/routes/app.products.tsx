@@ -75,9 +75,7 @@ export default function Products() {
   const { smDown } = useBreakpoints();
   const [q, setQ] = useState(data.query.q ?? "");
   const [show, setShow] = useState<string>(data.query.show ?? "all");
-  const [margin, setMargin] = useState(
-    data.query.margin !== undefined ? String(data.query.margin) : "",
-  );
+  const [margin, setMargin] = useState(data.marginTyped);
   const running = data.bulk && (data.bulk.state === "available" || data.bulk.state === "running");
   // The job's progress lives in the database: while it runs, read it again every 1.5 s (not
   // while the merchant types in the picker or a search).
@@ -144,6 +142,9 @@ export default function Products() {
                       value={margin}
                       onChange={setMargin}
                       autoComplete="off"
+                      min={0}
+                      max={100}
+                      error={data.marginError ?? undefined}
                       disabled={show !== "attention"}
                     />
                   </div>
