@@ -12,6 +12,7 @@
  * it).
  */
 import { orderName } from "../admin/order-states";
+import { flagWords } from "../admin/plain-words";
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
@@ -140,7 +141,8 @@ export async function detectNotices(
           .update(o.flag ?? "")
           .digest("hex")
           .slice(0, 16)}`,
-        text: `${orderName(o)}: ${short(o.flag)}`,
+        // The flag in words (what happened, what to do), never its code.
+        text: `${orderName(o)}: ${short(flagWords(o.flag))}`,
         orderId: o.id,
       });
   }

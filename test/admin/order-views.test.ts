@@ -298,6 +298,26 @@ describe("plain words and the shop's time", () => {
     expect(text).toBe("Received from the shop (when paid). Placed after 27 Nov 2026, 13:35 CET.");
   });
 
+  it("tells a flagged order in the emails by what happened, not by the flag's code", async () => {
+    const row = await scheduledOrder("Flagged lamp");
+    await prisma.shopOrder.update({
+      where: { id: row.id },
+      data: { state: "PAID", reasonCode: null, reasonMessage: null, flag: "parcel_abnormal" },
+    });
+    const settings = await getSettings(prisma, h.shopDomain);
+    await detectNotices(prisma, h.shopDomain, { ...settings, notifyFailures: true }, async () => ({
+      amount: "5000.00",
+      outage: false,
+    }));
+    const told = await prisma.notice.findMany({
+      where: { shopDomain: h.shopDomain, orderId: row.id },
+    });
+    expect(told.map((n) => n.text)).toEqual([
+      expect.stringContaining("The carrier reports a problem with the parcel."),
+    ]);
+    expect(told[0]!.text).not.toContain("parcel_abnormal");
+  });
+
   it("says a reversed date range is reversed", async () => {
     const r = await listOrders(
       prisma,
