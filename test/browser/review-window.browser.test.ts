@@ -37,16 +37,15 @@ async function setReviewWindow(minutes: number) {
   await pause();
   await typeLikeAPerson(field, String(minutes));
   expect(await field.inputValue()).toBe(String(minutes));
-  // The Save of the form that holds the field (other forms on the page have their own).
-  const form = page.locator("form").filter({ has: field });
-  await form
-    .getByRole("button", { name: /^(Save settings|Save)$/ })
-    .last()
-    .click();
+  // The page's one save bar saves it; the bar goes once it is saved.
+  const bar = page.locator("[data-save-bar]");
+  await bar.waitFor();
+  await bar.getByRole("button", { name: "Save", exact: true }).click();
   await page
     .getByText(/Settings saved/)
     .first()
     .waitFor();
+  await bar.waitFor({ state: "detached" });
   await expect.poll(() => field.inputValue()).toBe(String(minutes));
 }
 

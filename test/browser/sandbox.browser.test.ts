@@ -216,7 +216,7 @@ describe("the sandbox in a browser", () => {
     shippedTracking = (await tracking.getAttribute("data-tracking")) ?? "";
     shippedOrder = (await page.getByRole("heading", { name: /^Order #\d+/ }).innerText()).slice(6);
     expect(shippedTracking).toMatch(/^[A-Z]{2}\d{9}CN$/);
-    await page.getByText("Sent to the shop").waitFor({ timeout: 90_000 });
+    await page.getByText("Sent to the shop", { exact: true }).first().waitFor({ timeout: 90_000 });
     await expectNoSecrets();
     await shot("06-order-tracked");
   });
@@ -545,7 +545,7 @@ describe("the sandbox in a browser", () => {
       .click();
     // By the field, and in the page's "Not saved" banner above.
     await page
-      .locator("#notifications")
+      .locator('[data-settings-card="save-notifications"]')
       .getByText("Enter email addresses like name@example.com, separated by commas")
       .waitFor();
     await page
@@ -564,7 +564,7 @@ describe("the sandbox in a browser", () => {
     expect(await page.getByLabel("Send to").inputValue()).toBe(
       "merchant@example.com, partner@example.com",
     );
-    await page.locator("#notifications").scrollIntoViewIfNeeded();
+    await page.locator('[data-settings-card="save-notifications"]').scrollIntoViewIfNeeded();
     await shot("13-settings-notifications");
 
     // The app looks every minute; "Check now" looks at once. Either way: one email.
