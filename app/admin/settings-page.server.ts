@@ -7,7 +7,8 @@ import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { recheckHeld, SETTINGS_CAUSES } from "../fulfilment/recheck.server";
 import { quoteFor } from "../shipping/quote.server";
-import { checkShipFrom, listWarehouses } from "../shipping/warehouses.server";
+import { checkShipFrom, listWarehouses, type WarehouseList } from "../shipping/warehouses.server";
+import { deadlineText, PageDeadlineError, withinPageDeadline } from "./page-reads.server";
 import { EVERYWHERE, REGIONS, rulesSchema, type ShippingRule } from "../shipping/rules";
 import type { FreightOption } from "../svc/orders.server";
 import { type ShopSettings, getSettings, settingsSchema, updateSettings } from "../settings.server";
@@ -49,14 +50,34 @@ export async function settingsPageData(db: PrismaClient, shop: string) {
       select: { createdAt: true, sentAt: true, subject: true, notices: true, lastError: true },
     }),
   ]);
-  const balance = account.connected ? await balanceOf(db, shop) : null;
+  // The page's service reads run together and the page waits for them a few seconds at most:
+  // past that it shows what it knows and says what did not answer (a read goes on alone).
+  const late = (what: string) => deadlineText(new PageDeadlineError(what));
+  const [balance, warehouse, warehouses] = await Promise.all([
+    account.connected
+      ? withinPageDeadline(balanceOf(db, shop), "The service's balance").catch(() => ({
+          amount: null,
+          error: late("The service's balance"),
+          outage: true,
+        }))
+      : null,
+    withinPageDeadline(warehouseOf(db, shop, settings), "The service's warehouse").catch(() => ({
+      id: settings.storageId,
+      name: "",
+      country: "",
+      error: late("The service's warehouse"),
+    })),
+    withinPageDeadline(listWarehouses(db, shop), "The service's list of warehouses").catch(
+      (): WarehouseList => ({ ok: false, reason: late("The service's list of warehouses") }),
+    ),
+  ]);
   return {
     settings,
     account,
     balance,
-    warehouse: await warehouseOf(db, shop, settings),
+    warehouse,
     /** The ship-from choices (the service's global warehouses), or why they are not known. */
-    warehouses: await listWarehouses(db, shop),
+    warehouses,
     notifications: {
       /** SMTP_URL is set: emails can go out. */
       mailConfigured: configuredMailer() !== null,

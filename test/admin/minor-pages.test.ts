@@ -22,6 +22,7 @@ let routes: {
   index: Route;
   sandboxAction: Route;
   settingsAction: Route;
+  settingsLoader: Route;
   catalogLoader: Route;
   catalogAction: Route;
   inventoryLoader: Route;
@@ -64,6 +65,7 @@ beforeAll(async () => {
     index: index.loader as Route,
     sandboxAction: sandbox.action as Route,
     settingsAction: settings.action as Route,
+    settingsLoader: settings.loader as Route,
     catalogLoader: catalog.loader as Route,
     catalogAction: catalog.action as Route,
     inventoryLoader: inventory.loader as Route,
@@ -296,6 +298,22 @@ describe("a service that does not answer", () => {
       const i = JSON.parse(inventory.text) as { error: string | null; view: unknown };
       expect(i.view).toBeNull();
       expect(i.error).toMatch(/did not answer within a few seconds/);
+
+      // Settings: its balance, warehouse and warehouse list are read together, each bounded;
+      // the forms (the app's own settings) are all there.
+      const settings = await call(routes.settingsLoader, "/app/settings", { cookie });
+      const st = JSON.parse(settings.text) as {
+        settings: { reviewWindowMinutes: number };
+        balance: { amount: string | null; error: string | null } | null;
+        warehouses: { ok: boolean; reason?: string };
+      };
+      expect(st.settings.reviewWindowMinutes).toBeTypeOf("number");
+      expect(st.balance?.amount).toBeNull();
+      expect(st.balance?.error).toMatch(/^The service's balance did not answer within a few/);
+      expect(st.warehouses).toEqual({
+        ok: false,
+        reason: expect.stringMatching(/^The service's list of warehouses did not answer within/),
+      });
     } finally {
       sim.setFaults({});
     }
