@@ -1,4 +1,3 @@
-import { useEffect, useState } from "react";
 import { Banner } from "@shopify/polaris";
 import { Toast } from "./Toast";
 
@@ -45,18 +44,4 @@ export function FormStatus({
 export function fieldError(data: ActionData, intent: string, field: string): string | undefined {
   if (!data || data.ok || data.intent !== intent) return undefined;
   return data.errors[field];
-}
-
-/**
- * A form's values that follow the saved ones, except after a refused save of this intent: then
- * what the merchant typed stays (the page's data reloads after every post, refused or not).
- */
-export function useKeptValues<T>(saved: T, result: ActionData, intent: string) {
-  const [values, setValues] = useState<T>(saved);
-  const refused = result && !result.ok && result.intent === intent;
-  useEffect(() => {
-    if (!refused) setValues(saved);
-    // Only a new saved value (or a new outcome) resets the form.
-  }, [saved, refused]);
-  return [values, setValues] as const;
 }
