@@ -37,6 +37,13 @@ export default tseslint.config(
     },
   },
   {
+    files: ["*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { module: "writable", require: "readonly" },
+    },
+  },
+  {
     files: [
       "app/config.server.ts",
       "test/**",

@@ -11,7 +11,7 @@ import type { ServerRuntime } from "../server/runtime";
 import { config } from "./config.server";
 import { refuseUnlessMigrated } from "./health.server";
 import { setDraining } from "./draining.server";
-import { startInProcessWorkerIfConfigured } from "./jobs/runtime.server";
+import { startInProcessWorkerIfConfigured } from "./worker/runtime.server";
 import { withLogContext } from "./log-context.server";
 import { logger } from "./logger.server";
 import { handleMetricsHttp, observeRequest } from "./metrics.server";

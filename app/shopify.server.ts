@@ -12,7 +12,7 @@ import { prisma } from "./db.server";
 import { logger } from "./logger.server";
 import { createOfflineTokens, offlineSessionId } from "./shop/offline-token.server";
 import { encryptingSessionStorage } from "./shop/session-crypto.server";
-import { recordInstall } from "./shops.server";
+import { recordInstall } from "./shops/shops.server";
 
 /** Prisma, with every access and refresh token encrypted at rest (shop/session-crypto). */
 const prismaStorage = encryptingSessionStorage(new PrismaSessionStorage(prisma));

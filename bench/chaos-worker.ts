@@ -10,8 +10,8 @@
  */
 import { closeDatabase, prisma } from "../app/db.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../app/fulfilment/handlers.server";
-import { handlers } from "../app/jobs/handlers.server";
-import { Worker } from "../app/jobs/worker.server";
+import { handlers } from "../app/worker/registry.server";
+import { Worker } from "../app/worker/worker.server";
 import { harnessDeps } from "../test/fulfilment/harness";
 import { routeShopifyToSim } from "../test/sim/shop/route-shopify";
 

@@ -1,7 +1,7 @@
 /**
  * Compiles the production entry points to plain JavaScript (no tsx at run time):
  *   server/main.ts          → build/server.js   (`npm start`)
- *   app/jobs/worker.main.ts → build/worker.js   (`npm run worker`)
+ *   app/worker/main.ts → build/worker.js   (`npm run worker`)
  *   scripts/migrate.ts      → build/migrate.js  (`npm run db:migrate`)
  *   scripts/secrets.ts      → build/secrets.js  (`npm run secrets:rotate`)
  * Packages stay external (resolved from node_modules at run time, as the Remix build does).
@@ -23,7 +23,7 @@ const common = {
 
 await Promise.all([
   build({ ...common, entryPoints: ["server/main.ts"], outfile: "build/server.js" }),
-  build({ ...common, entryPoints: ["app/jobs/worker.main.ts"], outfile: "build/worker.js" }),
+  build({ ...common, entryPoints: ["app/worker/main.ts"], outfile: "build/worker.js" }),
   build({ ...common, entryPoints: ["scripts/migrate.ts"], outfile: "build/migrate.js" }),
   build({ ...common, entryPoints: ["scripts/secrets.ts"], outfile: "build/secrets.js" }),
 ]);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { prisma } from "../app/db.server";
 import { readMigrations } from "../app/db/migrations.server";
-import { recordInstall } from "../app/shops.server";
+import { recordInstall } from "../app/shops/shops.server";
 
 describe("database", () => {
   it("round-trips a shop with its JSON settings", async () => {

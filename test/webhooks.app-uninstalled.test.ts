@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../app/db.server";
 import { action } from "../app/routes/webhooks.app.uninstalled";
 import { sessionStorage } from "../app/shopify.server";
-import { recordInstall } from "../app/shops.server";
+import { recordInstall } from "../app/shops/shops.server";
 import { callRoute } from "./helpers/remix";
 import { shopifyWebhookRequest } from "./helpers/shopify-webhook";
 

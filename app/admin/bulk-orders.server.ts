@@ -9,7 +9,7 @@ import { orderName } from "./order-states";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { enqueue } from "../jobs/queue.server";
-import { type JobHandler, PermanentJobError } from "../jobs/worker.server";
+import { type JobHandler, PermanentJobError } from "../jobs/handler";
 import { productionDeps, type FulfilmentDeps } from "../fulfilment/deps.server";
 import { requestPayment } from "../fulfilment/pay-now.server";
 import { runOrderAction, type SingleIntent } from "./order-actions.server";

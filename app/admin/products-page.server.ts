@@ -2,12 +2,17 @@
 import { startImport } from "../catalog/import-connections.server";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { bulkConnectStatus, startBulkConnect } from "../jobs/bulk-connect.server";
+import { bulkConnectStatus, startBulkConnect } from "../connections/bulk-connect.server";
 import type { ShopGateway } from "../shop/index.server";
 import { SvcError } from "../svc/index.server";
 import { accountOf, clientForShop, describeSvcError } from "./account.server";
 import { pageClientForShop, withinPageDeadline } from "./page-reads.server";
-import { connectOne, connectVariants, disconnectVariant, numericId } from "./connections.server";
+import {
+  connectOne,
+  connectVariants,
+  disconnectVariant,
+  numericId,
+} from "../connections/connections.server";
 import { startShopSync } from "../catalog/jobs.server";
 import { browseErrorText, categoryOptions } from "./catalog-page.server";
 import {

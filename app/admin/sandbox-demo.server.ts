@@ -9,7 +9,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
-import { numericId } from "./connections.server";
+import { numericId } from "../connections/connections.server";
 import { sandboxEnabled } from "./sandbox-auth.server";
 
 export class SandboxDemoError extends Error {}

@@ -2,7 +2,7 @@
 import type { FulfilmentDeps } from "../fulfilment/deps.server";
 import { enqueue } from "../jobs/queue.server";
 import { logger } from "../logger.server";
-import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
+import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { CONNECTED } from "../svc-account/webhooks.server";
 import { ARCHIVE_JOB, askAndQueue, ordersMissing, runArchive } from "./archive.server";
 

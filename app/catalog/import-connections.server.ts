@@ -12,7 +12,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { recheckHeld } from "../fulfilment/recheck.server";
 import { enqueue, startForShop } from "../jobs/queue.server";
-import type { JobHandler, RecurringJob } from "../jobs/worker.server";
+import type { JobHandler, RecurringJob } from "../jobs/handler";
 import { type SvcClient, svcClientForAccount } from "../svc/index.server";
 
 export const IMPORT_CONNECTIONS_JOB = {

@@ -11,9 +11,9 @@
 import type { PrismaClient } from "@prisma/client";
 import type { FulfilmentDeps } from "../fulfilment/deps.server";
 import { enqueue, startForShop } from "../jobs/queue.server";
-import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
-import { PermanentJobError } from "../jobs/worker.server";
-import { jobKindFor, loadEvent } from "../webhooks/intake.server";
+import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
+import { PermanentJobError } from "../jobs/handler";
+import { jobKindFor, loadEvent } from "../events/store.server";
 import { SvcNotFoundError, SvcParamError } from "../svc/index.server";
 import { ShopUserError } from "../shop/index.server";
 import { accountOf } from "../admin/account.server";

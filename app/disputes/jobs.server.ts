@@ -4,8 +4,8 @@
  */
 import type { FulfilmentDeps } from "../fulfilment/deps.server";
 import { enqueue } from "../jobs/queue.server";
-import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
-import { PermanentJobError, RetryLater } from "../jobs/worker.server";
+import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
+import { PermanentJobError, RetryLater } from "../jobs/handler";
 import { SvcAuthError, SvcTokenCooldownError } from "../svc/errors";
 import { CONNECTED } from "../svc-account/webhooks.server";
 import { syncDisputes } from "./sync.server";

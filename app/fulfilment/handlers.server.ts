@@ -5,11 +5,11 @@
 import type { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { enqueue } from "../jobs/queue.server";
-import type { JobContext, JobHandler, RecurringJob } from "../jobs/worker.server";
-import { PermanentJobError } from "../jobs/worker.server";
+import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
+import { PermanentJobError } from "../jobs/handler";
 import { noteAddressChange } from "../repair/address-change.server";
-import { payloadId } from "../webhooks/ids.server";
-import { jobKindFor, loadEvent } from "../webhooks/intake.server";
+import { payloadId } from "../events/ids.server";
+import { jobKindFor, loadEvent } from "../events/store.server";
 import { cancelOrder } from "./actions.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { payAccount } from "./pay.server";
@@ -114,7 +114,7 @@ export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHand
     [jobKindFor("shopify", "orders/updated")]: async (ctx) => {
       const event = await loadEvent(ctx);
       if (!event) return { skipped: "event gone" };
-      // The intake keeps ids above 2^53 as exact digit strings (webhooks/ids.server.ts).
+      // The intake keeps ids above 2^53 as exact digit strings (app/events/ids.server.ts).
       const id = payloadId((event.payload as { id?: unknown } | null)?.id);
       if (!id) return { skipped: "no order id" };
       const order = await ctx.prisma.shopOrder.findUnique({

@@ -14,7 +14,7 @@ import { addLogContext } from "../log-context.server";
 import { getSettings, labelModeReason, type ShopSettings } from "../settings.server";
 import { stockCountries } from "../catalog/facts.server";
 import { chooseSuppliers, routeLines } from "../catalog/suppliers.server";
-import { DEFAULT_CONNECTION_LOGISTICS } from "../admin/connections.server";
+import { DEFAULT_CONNECTION_LOGISTICS } from "../connections/connections.server";
 import type {
   ShopOrder as ShopifyOrder,
   ShopOrderLine as ShopifyLine,

@@ -5,7 +5,7 @@
  * once the source answers again (refreshRates re-checks them).
  */
 import { config } from "../config.server";
-import type { JobHandler, RecurringJob } from "../jobs/worker.server";
+import type { JobHandler, RecurringJob } from "../jobs/handler";
 import { refreshDue, refreshRates } from "./rates.server";
 
 export const FX_JOB = { refresh: "fx.refresh" } as const;

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { enqueue } from "../jobs/queue.server";
-import type { JobHandler, RecurringJob } from "../jobs/worker.server";
+import type { JobHandler, RecurringJob } from "../jobs/handler";
 import { configuredMailer, type Mailer } from "./mailer.server";
 import { notifyShop, serviceProbe } from "./notices.server";
 

@@ -6,7 +6,7 @@
  */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { extensionOrders, idsSchema, startExtensionAction } from "../admin/extension-api.server";
-import { extensionJson, extensionRequest } from "../admin/extension-auth.server";
+import { extensionJson, extensionRequest } from "../pages/extension-auth.server";
 import { prisma } from "../db.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {

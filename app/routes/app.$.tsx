@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { RouteErrorBoundary } from "../components/NotFound";
 
 /** Any other address under /app: a 404 inside the app's frame. */

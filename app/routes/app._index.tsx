@@ -15,7 +15,7 @@ import {
   Text,
 } from "@shopify/polaris";
 import { Suspense } from "react";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { dashboardData, liveBalance } from "../admin/dashboard.server";
 import { ORDER_STATES, PERIODS, shopDateTime } from "../admin/order-states";
 import { OrdersChart } from "../components/OrdersChart";

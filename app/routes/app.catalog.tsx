@@ -26,7 +26,7 @@ import {
 } from "@shopify/polaris";
 import { useState } from "react";
 import { catalogAction, catalogPageData } from "../admin/catalog-page.server";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
 import { useAutoRefresh } from "../components/useAutoRefresh";
 import { useSubmitOnce } from "../components/SubmitOnce";

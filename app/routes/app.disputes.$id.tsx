@@ -14,7 +14,7 @@ import {
   Text,
 } from "@shopify/polaris";
 import { useEffect, useState } from "react";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { ConfirmSubmit } from "../components/ConfirmSubmit";
 import { AttachmentFields, CheckNow, MessageField } from "../components/DisputeFields";
 import { Facts } from "../components/Facts";

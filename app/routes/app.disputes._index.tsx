@@ -12,7 +12,7 @@ import {
   Text,
   useBreakpoints,
 } from "@shopify/polaris";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { CheckNow } from "../components/DisputeFields";
 import { FormStatus, type ActionData } from "../components/FormStatus";
 import { formatDateTime } from "../components/format";

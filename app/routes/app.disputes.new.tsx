@@ -17,7 +17,7 @@ import {
 import { ImageIcon } from "@shopify/polaris-icons";
 import { useState } from "react";
 import { clientForShop } from "../admin/account.server";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { AttachmentFields, MessageField } from "../components/DisputeFields";
 import { FormStatus, fieldError, type ActionData } from "../components/FormStatus";
 import { RouteErrorBoundary } from "../components/NotFound";

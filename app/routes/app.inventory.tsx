@@ -21,7 +21,7 @@ import {
   pageClientForShop,
   withinPageDeadline,
 } from "../admin/page-reads.server";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { Facts } from "../components/Facts";
 import { KeyboardDataTable } from "../components/KeyboardDataTable";
 import { ListFooter } from "../components/ListFooter";

@@ -30,7 +30,7 @@ import { useAutoRefresh } from "../components/useAutoRefresh";
 import { BULK_LABELS, fittingActions } from "../admin/order-fit";
 import { isScheduled, scheduledText, shopDateTime, validZone } from "../admin/order-states";
 import { batchWords, flagWords, plainMessage, stepWords } from "../admin/plain-words";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { orderAction } from "../admin/order-actions.server";
 import { orderDetail } from "../admin/orders.server";
 import { orderFiles } from "../archive/archive.server";

@@ -25,7 +25,7 @@ import {
 } from "@shopify/polaris";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { latestBulkRun, startBulkRun } from "../admin/bulk-orders.server";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { BULK_INTENTS, BULK_LABELS, type BulkIntent, fits } from "../admin/order-fit";
 import { isScheduled, scheduledText, shopDateTime } from "../admin/order-states";
 import { flagWords, plainMessage } from "../admin/plain-words";

@@ -27,7 +27,7 @@ import {
   useBreakpoints,
 } from "@shopify/polaris";
 import { useEffect, useState } from "react";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { productsAction, productsPageData } from "../admin/products-page.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
 import { useAutoRefresh } from "../components/useAutoRefresh";

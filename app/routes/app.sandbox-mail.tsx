@@ -5,7 +5,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Box, Button, Card, InlineStack, Page, Text } from "@shopify/polaris";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { sandboxEnabled } from "../admin/sandbox-auth.server";
 import { caughtMails, checkNotificationsNow } from "../admin/sandbox-mail.server";
 import { useSubmitOnce } from "../components/SubmitOnce";

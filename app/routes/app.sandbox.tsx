@@ -1,5 +1,5 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { sandboxEnabled } from "../admin/sandbox-auth.server";
 import { SandboxDemoError, placeTestOrderOnce, shipTestOrder } from "../admin/sandbox-demo.server";
 import { prisma } from "../db.server";

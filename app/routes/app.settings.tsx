@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { useActionData, useLoaderData, useNavigation, useSubmit } from "@remix-run/react";
 import { Banner, Layout, List, Page } from "@shopify/polaris";
 import { useEffect, useRef } from "react";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { saveAllSettings, settingsAction, settingsPageData } from "../admin/settings-page.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
 import { SaveBar } from "../components/SaveBar";

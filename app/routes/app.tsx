@@ -4,7 +4,7 @@ import { NavMenu } from "@shopify/app-bridge-react";
 import polarisStyles from "@shopify/polaris/build/esm/styles.css";
 import { boundary } from "@shopify/shopify-app-remix/server";
 import { AppProvider } from "@shopify/shopify-app-remix/react";
-import { requireAdmin } from "../admin/context.server";
+import { requireAdmin } from "../pages/context.server";
 import { PageOutlet } from "../components/PageOutlet";
 import { NAV_LINKS, SandboxNav, navLabel } from "../components/SandboxNav";
 import { prisma } from "../db.server";

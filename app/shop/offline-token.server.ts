@@ -29,7 +29,7 @@
  *   marked (`Shop.authProblem`, which the merchant sees), its offline session is deleted (so
  *   the next visit to the app makes a new token exchange), and ShopReauthRequiredError is
  *   thrown. Background jobs wait on that error instead of failing; the next install (the
- *   `afterAuth` hook) clears the mark and wakes them (app/shops.server.ts).
+ *   `afterAuth` hook) clears the mark and wakes them (app/shops/shops.server.ts).
  *
  * Tokens are stored encrypted (./session-crypto.server.ts): rows read here are opened at once,
  * and the refreshed tokens are sealed before they are written.

@@ -4,8 +4,8 @@
  * fan-out.
  */
 import { z } from "zod";
-import type { JobHandler, RecurringJob } from "../jobs/worker.server";
-import { PermanentJobError, RetryLater } from "../jobs/worker.server";
+import type { JobHandler, RecurringJob } from "../jobs/handler";
+import { PermanentJobError, RetryLater } from "../jobs/handler";
 import { SvcAuthError, SvcTokenCooldownError } from "../svc/errors";
 import { REREGISTER_EVERY_MS, SVC_ACCOUNT_JOB } from "./kinds";
 import {

@@ -68,7 +68,7 @@ export class SvcTokenCooldownError extends SvcAuthError {
 
   /**
    * Not a failure but a wait (a job that meets it waits this long, its attempt given back,
-   * app/jobs/worker.server.ts): the next token request is allowed then, or the other process's
+   * app/worker/worker.server.ts): the next token request is allowed then, or the other process's
    * token has landed.
    */
   get waitMs(): number {

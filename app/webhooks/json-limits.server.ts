@@ -7,7 +7,7 @@
  * or JSON.stringify (storing the payload) overflows the stack, a RangeError that became a 500.
  * The depth is measured first by a linear scan of the text, which has no recursion to overflow.
  */
-import { parseJsonLossless } from "./ids.server";
+import { parseJsonLossless } from "../events/ids.server";
 
 /** Nesting deeper than any payload of Shopify's or the service's (orders go about 6 deep). */
 export const DEFAULT_MAX_JSON_DEPTH = 64;

@@ -22,7 +22,7 @@ import type { Db } from "../jobs/queue.server";
 import { addLogContext } from "../log-context.server";
 import { logger } from "../logger.server";
 import { validateShopifyWebhook } from "../shopify.server";
-import { recordEvent } from "./intake.server";
+import { recordEvent } from "../events/store.server";
 import { BodyLimitError, parseJsonBounded, readTextLimited } from "./json-limits.server";
 import {
   acceptsUninstalledShop,

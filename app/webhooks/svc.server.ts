@@ -15,7 +15,7 @@ import { prisma } from "../db.server";
 import { logger } from "../logger.server";
 import { hashWebhookSecret } from "../svc/webhook-secret.server";
 import { BodyLimitError, jsonDepthExceeds, readBytesLimited } from "./json-limits.server";
-import { recordEvent, recordIgnoredEvent } from "./intake.server";
+import { recordEvent, recordIgnoredEvent } from "../events/store.server";
 import { routeSvcEvent } from "./svc-route.server";
 
 export const MAX_BODY_BYTES = 256 * 1024;

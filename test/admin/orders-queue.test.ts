@@ -10,7 +10,7 @@ import { bulkOrdersHandler, latestBulkRun, startBulkRun } from "../../app/admin/
 import { listOrders, marginUsd } from "../../app/admin/orders.server";
 import { fits, fittingActions } from "../../app/admin/order-fit";
 import { orderFacts } from "../../app/fulfilment/order-facts";
-import type { JobContext } from "../../app/jobs/worker.server";
+import type { JobContext } from "../../app/jobs/handler";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
 

@@ -5,7 +5,7 @@
  */
 import { createCookie } from "@remix-run/node";
 import { describe, expect, it } from "vitest";
-import { requireAdmin } from "../../app/admin/context.server";
+import { requireAdmin } from "../../app/pages/context.server";
 import { sandboxEnabled, sandboxShopOf } from "../../app/admin/sandbox-auth.server";
 import { parseConfig } from "../../app/config.server";
 import { loader as signinLoader } from "../../app/routes/sandbox.signin";

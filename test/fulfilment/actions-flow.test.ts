@@ -13,8 +13,8 @@ import {
   retryOrder,
 } from "../../app/fulfilment/actions.server";
 import { JOB } from "../../app/fulfilment/schedule.server";
-import { handlers } from "../../app/jobs/handlers.server";
-import { Worker } from "../../app/jobs/worker.server";
+import { handlers } from "../../app/worker/registry.server";
+import { Worker } from "../../app/worker/worker.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 

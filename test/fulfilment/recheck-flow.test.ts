@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { balanceOf } from "../../app/admin/account.server";
-import { connectVariants } from "../../app/admin/connections.server";
+import { connectVariants } from "../../app/connections/connections.server";
 import { settingsAction } from "../../app/admin/settings-page.server";
 import { updateSettings } from "../../app/settings.server";
 import { connectApiKey } from "../../app/svc-account/connect.server";

@@ -20,7 +20,7 @@ import {
   STALE_MS,
   usdRate,
 } from "../../app/fx/rates.server";
-import type { JobContext } from "../../app/jobs/worker.server";
+import type { JobContext } from "../../app/jobs/handler";
 import { ecbXml, type FxSim, startFxSim } from "../sim/fx/server";
 
 let fx: FxSim;

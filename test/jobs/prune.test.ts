@@ -5,9 +5,9 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
-import { handlers } from "../../app/jobs/handlers.server";
+import { handlers } from "../../app/worker/registry.server";
 import { enqueue } from "../../app/jobs/queue.server";
-import { Worker } from "../../app/jobs/worker.server";
+import { Worker } from "../../app/worker/worker.server";
 
 const DAY = 86400_000;
 const ago = (days: number) => new Date(Date.now() - days * DAY);

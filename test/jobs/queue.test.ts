@@ -8,7 +8,8 @@ import {
   enqueue,
   LeaseLostError,
 } from "../../app/jobs/queue.server";
-import { RetryLater, scheduleRecurring, Worker } from "../../app/jobs/worker.server";
+import { RetryLater } from "../../app/jobs/handler";
+import { scheduleRecurring, Worker } from "../../app/worker/worker.server";
 import { createEffectsTable, effectCounts, recordEffect } from "../helpers/effects";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { currentLogContext } from "../../app/log-context.server";
 import { enqueue } from "../../app/jobs/queue.server";
-import { type JobContext, RetryLater, Worker } from "../../app/jobs/worker.server";
+import { type JobContext, RetryLater } from "../../app/jobs/handler";
+import { Worker } from "../../app/worker/worker.server";
 import { jobRuns } from "../../app/metrics/registry.server";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

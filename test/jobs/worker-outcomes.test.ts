@@ -7,13 +7,8 @@ import { hostname } from "node:os";
 import { beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { claim, enqueue } from "../../app/jobs/queue.server";
-import {
-  type JobContext,
-  PermanentJobError,
-  RetryLater,
-  scheduleRecurring,
-  Worker,
-} from "../../app/jobs/worker.server";
+import { type JobContext, PermanentJobError, RetryLater } from "../../app/jobs/handler";
+import { scheduleRecurring, Worker } from "../../app/worker/worker.server";
 import { jobFailures, jobRuns } from "../../app/metrics/registry.server";
 import { createEffectsTable, effectCounts, recordEffect } from "../helpers/effects";
 

@@ -94,7 +94,7 @@ describe("npm run worker with METRICS_PORT", () => {
       shopDomain: "worker-metrics.myshopify.com",
       maxAttempts: 1,
     });
-    const child = spawnTs("app/jobs/worker.main.ts", {
+    const child = spawnTs("app/worker/main.ts", {
       DATABASE_URL: url,
       DATABASE_POOL_MAX: poolMax,
       NODE_ENV: "development",

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { enqueue } from "../../app/jobs/queue.server";
-import { Worker } from "../../app/jobs/worker.server";
+import { Worker } from "../../app/worker/worker.server";
 import { NOTIFY_JOB, notifyHandlers } from "../../app/notify/jobs.server";
 import { smtpMailer } from "../../app/notify/mailer.server";
 import { notifyShop, type Probe } from "../../app/notify/notices.server";

@@ -12,8 +12,8 @@ let sim: ServiceSim;
 let app: Awaited<ReturnType<typeof serveRoutes>>;
 let prisma: PrismaClient;
 let account: typeof import("../../app/admin/account.server");
-let jobs: typeof import("../../app/jobs/handlers.server");
-let worker: typeof import("../../app/jobs/worker.server");
+let jobs: typeof import("../../app/worker/registry.server");
+let worker: typeof import("../../app/worker/worker.server");
 let secrets: typeof import("../../app/svc-account/webhooks.server");
 let hashOf: (s: string) => string;
 
@@ -33,8 +33,8 @@ beforeAll(async () => {
   process.env.SHOPIFY_APP_URL = app.url;
   prisma = (await import("../../app/db.server")).prisma;
   account = await import("../../app/admin/account.server");
-  jobs = await import("../../app/jobs/handlers.server");
-  worker = await import("../../app/jobs/worker.server");
+  jobs = await import("../../app/worker/registry.server");
+  worker = await import("../../app/worker/worker.server");
   secrets = await import("../../app/svc-account/webhooks.server");
   hashOf = (await import("../../app/svc/webhook-secret.server")).hashWebhookSecret;
 });
@@ -133,8 +133,8 @@ describe("two shops on one service account", () => {
     await account.registerWebhooks(prisma, "second.myshopify.com");
     expect((await row("second.myshopify.com")).webhookSecretHash).toBe(a.webhookSecretHash);
 
-    const { recordInstall, recordUninstall } = await import("../../app/shops.server");
-    const { recordEvent } = await import("../../app/webhooks/intake.server");
+    const { recordInstall, recordUninstall } = await import("../../app/shops/shops.server");
+    const { recordEvent } = await import("../../app/events/store.server");
     const uninstall = async (shop: string) => {
       await recordInstall(prisma, shop, "read_orders");
       await recordUninstall(prisma, shop);

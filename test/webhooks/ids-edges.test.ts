@@ -3,7 +3,7 @@
  * that (nothing before or after), and a list holding an id is not an id.
  */
 import { describe, expect, it } from "vitest";
-import { parseJsonLossless, payloadId } from "../../app/webhooks/ids.server";
+import { parseJsonLossless, payloadId } from "../../app/events/ids.server";
 
 describe("payloadId at its edges", () => {
   it("zero and a list are no id", () => {

@@ -1,6 +1,6 @@
 /** Webhook ids above 2^53 survive parsing as exact digit strings; ids are read alike from any form. */
 import { describe, expect, it } from "vitest";
-import { parseJsonLossless, payloadId } from "../../app/webhooks/ids.server";
+import { parseJsonLossless, payloadId } from "../../app/events/ids.server";
 
 describe("parseJsonLossless", () => {
   it("keeps integers above 2^53 as their digits and parses everything else as JSON.parse does", () => {

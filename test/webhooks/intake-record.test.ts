@@ -1,5 +1,5 @@
 /**
- * The intake's storage contract (app/webhooks/intake.server.ts) against the real database: an
+ * The intake's storage contract (app/events/store.server.ts) against the real database: an
  * event and its job are stored together or not at all, a redelivery stores nothing and runs no
  * inline work, the installed-shop gate refuses without storing, an ignored event has no job.
  * The last part goes through the uninstall route: an old uninstall delivered again after a
@@ -8,15 +8,15 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { action as uninstalled } from "../../app/routes/webhooks.app.uninstalled";
-import { recordInstall } from "../../app/shops.server";
+import { recordInstall } from "../../app/shops/shops.server";
 import {
   type IncomingEvent,
   jobKindFor,
   loadEvent,
   recordEvent,
   recordIgnoredEvent,
-} from "../../app/webhooks/intake.server";
-import { type JobContext, PermanentJobError } from "../../app/jobs/worker.server";
+} from "../../app/events/store.server";
+import { type JobContext, PermanentJobError } from "../../app/jobs/handler";
 import { callRoute } from "../helpers/remix";
 import { shopifyWebhookRequest } from "../helpers/shopify-webhook";
 

@@ -15,7 +15,7 @@ import { action as compliance } from "../../app/routes/webhooks.compliance";
 import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
 import { action as ordersPaid } from "../../app/routes/webhooks.orders.paid";
 import { action as productsDelete } from "../../app/routes/webhooks.products.delete";
-import { recordInstall } from "../../app/shops.server";
+import { recordInstall } from "../../app/shops/shops.server";
 import { serveRoutes } from "../helpers/app-server";
 import { TEST_API_SECRET } from "../helpers/shopify-webhook";
 

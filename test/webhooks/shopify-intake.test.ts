@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
-import { handlers } from "../../app/jobs/handlers.server";
-import { Worker } from "../../app/jobs/worker.server";
+import { handlers } from "../../app/worker/registry.server";
+import { Worker } from "../../app/worker/worker.server";
 import { action as compliance } from "../../app/routes/webhooks.compliance";
 import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
 import { action as scopesUpdate } from "../../app/routes/webhooks.app.scopes_update";
-import { recordInstall } from "../../app/shops.server";
+import { recordInstall } from "../../app/shops/shops.server";
 import { callRoute } from "../helpers/remix";
 import { shopifyWebhookRequest } from "../helpers/shopify-webhook";
 

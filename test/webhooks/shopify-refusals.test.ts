@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { prisma } from "../../app/db.server";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
 import { logger } from "../../app/logger.server";
-import { recordInstall } from "../../app/shops.server";
+import { recordInstall } from "../../app/shops/shops.server";
 import { receiveShopifyWebhook, type ShopifyWebhookRoute } from "../../app/webhooks/shopify.server";
 import { shopifyWebhookRequest } from "../helpers/shopify-webhook";
 

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { prisma } from "../../app/db.server";
-import { handlers } from "../../app/jobs/handlers.server";
+import { handlers } from "../../app/worker/registry.server";
 import { logger } from "../../app/logger.server";
 import { webhookSecretColumns } from "../../app/svc/webhook-secret.server";
 import { KNOWN_SVC_TYPES } from "../../app/webhooks/svc-route.server";

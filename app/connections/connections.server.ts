@@ -124,7 +124,7 @@ export async function disconnectVariant(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Auto-match by SKU, for thousands of variants: run as a job (jobs/bulk-connect.server.ts)
+// Auto-match by SKU, for thousands of variants: run as a job (bulk-connect.server.ts)
 
 export interface MatchProgress {
   phase: "counting" | "matching" | "done";

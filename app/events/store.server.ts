@@ -1,14 +1,15 @@
 /**
- * Webhook intake: every event is stored, with its job, in one transaction, before it is
- * acknowledged. A redelivery (same event key) stores nothing and enqueues nothing. An event
- * nothing handles is stored with the reason and no job (a job without a handler would wait in
- * the queue forever).
+ * The stored webhook events, the ground the intake (app/webhooks/) and the handlers share: the
+ * intake verifies a delivery and stores it with its job in one transaction, before it is
+ * acknowledged (recordEvent); a handler reads its event back (loadEvent). A redelivery (same
+ * event key) stores nothing and enqueues nothing. An event nothing handles is stored with the
+ * reason and no job (a job without a handler would wait in the queue forever).
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { prisma } from "../db.server";
 import { z } from "zod";
 import type { Db } from "../jobs/queue.server";
-import { type JobContext, PermanentJobError } from "../jobs/worker.server";
+import { type JobContext, PermanentJobError } from "../jobs/handler";
 
 export type EventSource = "shopify" | "svc";
 

@@ -7,7 +7,7 @@
  */
 import { redirect } from "@remix-run/node";
 import { authenticate, unauthenticated } from "../shopify.server";
-import { sandboxEnabled, sandboxShopOf } from "./sandbox-auth.server";
+import { sandboxEnabled, sandboxShopOf } from "../admin/sandbox-auth.server";
 
 export interface AdminContext {
   shop: string;

@@ -7,7 +7,14 @@
  */
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import type { Prisma, PrismaClient } from "@prisma/client";
+import type { PrismaClient } from "@prisma/client";
+import {
+  type JobContext,
+  type JobHandler,
+  PermanentJobError,
+  type RecurringJob,
+  RetryLater,
+} from "../jobs/handler";
 import {
   buryExpired,
   claim,
@@ -20,61 +27,19 @@ import {
   LeaseLostError,
   release,
   reschedule,
-} from "./queue.server";
-import { CompletionBatcher } from "./completions.server";
+} from "../jobs/queue.server";
+import { CompletionBatcher } from "../jobs/completions.server";
 import { withLogContext } from "../log-context.server";
 import { type JobOutcome, registerJobKinds, startJobTimer } from "../metrics/registry.server";
-
-export interface JobContext {
-  job: JobRow;
-  payload: unknown;
-  prisma: PrismaClient;
-  workerId: string;
-  /** Aborted when the worker stops or loses the lease: long handlers should give up. */
-  signal: AbortSignal;
-  /**
-   * Runs `fn` in a transaction that also marks the job completed: what `fn` writes is the
-   * job's outcome, recorded exactly once (if the lease was lost, it all rolls back).
-   */
-  commit<T>(
-    fn: (tx: Prisma.TransactionClient) => Promise<T>,
-    result?: Prisma.InputJsonValue,
-  ): Promise<T>;
-}
-
-export type JobHandler = (ctx: JobContext) => Promise<Prisma.InputJsonValue | void>;
-
-/** Thrown by a handler to run the job again later without counting it as a failure. */
-export class RetryLater extends Error {
-  constructor(
-    readonly delayMs: number,
-    reason: string,
-  ) {
-    super(reason);
-    // Stryker disable next-line StringLiteral: message
-    this.name = "RetryLater";
-  }
-}
 
 /**
  * An error that says "not now" rather than "failed": it carries `waitMs` (e.g. a shop whose
  * access Shopify revoked: ShopReauthRequiredError waits for the merchant to reconnect, and the
- * reconnection makes such jobs due at once, app/shops.server.ts).
+ * reconnection makes such jobs due at once, app/shops/shops.server.ts).
  */
 function waitOf(error: unknown): number | null {
   const ms = (error as { waitMs?: unknown } | null)?.waitMs;
   return typeof ms === "number" && ms > 0 ? ms : null;
-}
-
-/** Thrown by a handler when retrying cannot help: the job goes straight to `dead`. */
-export class PermanentJobError extends Error {
-  override name = "PermanentJobError";
-}
-
-export interface RecurringJob {
-  kind: string;
-  everyMs: number;
-  payload?: Prisma.InputJsonValue;
 }
 
 export interface WorkerOptions {

@@ -4,11 +4,11 @@
  * progress bar that survives a reload (and a rerun after a crash skips what is connected).
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { autoMatchBySku, type MatchProgress } from "../admin/connections.server";
+import { autoMatchBySku, type MatchProgress } from "./connections.server";
 import { shopGatewayFor } from "../shop/index.server";
 import { svcClientForAccount } from "../svc/index.server";
-import { startForShop } from "./queue.server";
-import { type JobHandler, PermanentJobError } from "./worker.server";
+import { startForShop } from "../jobs/queue.server";
+import { type JobHandler, PermanentJobError } from "../jobs/handler";
 
 export const BULK_CONNECT_JOB = "products.autoMatch";
 

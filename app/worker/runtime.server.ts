@@ -5,7 +5,7 @@ import { logger } from "../logger.server";
 import { startMetricsServer } from "../metrics.server";
 import { registerJobKinds } from "../metrics/registry.server";
 import { onShutdown } from "../shutdown.server";
-import { handlers, recurringJobs } from "./handlers.server";
+import { handlers, recurringJobs } from "./registry.server";
 import { Worker } from "./worker.server";
 
 // The queue gauges report these kinds by name (others as "other"), in every process that

@@ -1,0 +1,65 @@
+/**
+ * The composition root of the jobs: each job kind → the handler of the capability that owns it.
+ * Handlers are idempotent by construction: what they write to the database is committed with
+ * their completion (`ctx.commit`), so a rerun after a crash finds either nothing done or
+ * everything done. The queue itself is app/jobs/; the worker that runs these, worker.server.ts.
+ */
+import { BULK_ORDERS_JOB, bulkOrdersHandler } from "../admin/bulk-orders.server";
+import { archiveHandlers, archiveRecurringJobs } from "../archive/jobs.server";
+import {
+  importConnectionsHandlers,
+  importConnectionsRecurringJobs,
+} from "../catalog/import-connections.server";
+import { catalogHandlers, catalogRecurringJobs } from "../catalog/jobs.server";
+import { BULK_CONNECT_JOB, bulkConnectHandler } from "../connections/bulk-connect.server";
+import { disputeHandlers, disputeRecurringJobs } from "../disputes/jobs.server";
+import { productionDeps } from "../fulfilment/deps.server";
+import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
+import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
+import type { JobHandler, RecurringJob } from "../jobs/handler";
+import { notifyHandlers, notifyRecurringJobs } from "../notify/jobs.server";
+import { shopLifecycleHandlers } from "../shops/jobs.server";
+import { svcAccountHandlers, svcAccountRecurringJobs } from "../svc-account/jobs.server";
+import { maintenanceHandlers, maintenanceRecurringJobs } from "./maintenance.server";
+
+/** The order pipeline, with the stored accounts' clients and the shops' offline sessions. */
+const pipeline = fulfilmentHandlers((ctx) => productionDeps(ctx.prisma));
+
+export const handlers: Record<string, JobHandler> = {
+  // orders/*, products/*, the service's ORDER/LOGISTIC/ORDERSPLIT and the pipeline's own jobs.
+  ...pipeline,
+
+  // app/uninstalled, app/scopes_update and the three compliance topics.
+  ...shopLifecycleHandlers(),
+
+  // The service's catalog events (PRODUCT, VARIANT, STOCK), imports and the full stock and
+  // price pass (ORDER, LOGISTIC, ORDERSPLIT are above).
+  ...catalogHandlers((ctx) => productionDeps(ctx.prisma)),
+  ...disputeHandlers((ctx) => productionDeps(ctx.prisma)),
+  ...archiveHandlers((ctx) => productionDeps(ctx.prisma)),
+
+  [BULK_CONNECT_JOB]: bulkConnectHandler,
+  [BULK_ORDERS_JOB]: bulkOrdersHandler(),
+
+  ...svcAccountHandlers(),
+
+  ...fxHandlers(),
+
+  ...notifyHandlers(),
+
+  ...importConnectionsHandlers(),
+
+  ...maintenanceHandlers(() => Object.keys(handlers)),
+};
+
+export const recurringJobs: RecurringJob[] = [
+  ...maintenanceRecurringJobs,
+  ...svcAccountRecurringJobs,
+  ...fulfilmentRecurringJobs,
+  ...fxRecurringJobs,
+  ...notifyRecurringJobs,
+  ...importConnectionsRecurringJobs,
+  ...catalogRecurringJobs,
+  ...disputeRecurringJobs,
+  ...archiveRecurringJobs,
+];
