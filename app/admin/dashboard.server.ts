@@ -3,7 +3,8 @@
  * health, the warnings that need the merchant, problems. The live balance is not awaited here:
  * the page shows it (and an outage it reveals) when it comes (see `liveBalance`).
  */
-import { isScheduled, orderName } from "./order-states";
+import { orderName } from "./order-states";
+import { isScheduled } from "../orders/states";
 import type { PrismaClient } from "@prisma/client";
 import { getSettings, type ShopSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";

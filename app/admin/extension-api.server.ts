@@ -5,6 +5,7 @@
  * orders list (bulk-orders.server.ts): one key per click, so a double-sent request acts once.
  */
 import { orderName } from "./order-states";
+import { isOrderState, STATE_SENTENCES, STATE_SERVICE_STATUS } from "../orders/states";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { FINISHED_FLAGS, type AfterPaymentFlag } from "../fulfilment/after-payment.server";
@@ -20,15 +21,6 @@ export function orderIdOfGid(gid: string): string | null {
   return ORDER_GID.exec(gid)?.[1] ?? null;
 }
 
-const SERVICE_STATUS: Record<string, string> = {
-  CREATED: "Waiting for payment",
-  PAYING: "Being paid",
-  PAID: "Paid, being prepared",
-  SHIPPED: "Shipped",
-  FULFILLED: "Shipped",
-  DELIVERED: "Delivered",
-};
-
 /** The order's state in one plain sentence (the reason when held or failed). */
 export function stateInWords(o: {
   state: string;
@@ -38,30 +30,7 @@ export function stateInWords(o: {
   if (o.flag && FINISHED_FLAGS.includes(o.flag as AfterPaymentFlag)) {
     return "Paid, then stopped: a problem after payment needs you.";
   }
-  switch (o.state) {
-    case "RECEIVED":
-      return "Received: being sent to the supplier.";
-    case "HELD":
-      return `Held: ${o.reasonMessage ?? "waiting for you."}`;
-    case "CREATED":
-      return "Placed with the supplier, waiting for payment from your balance.";
-    case "PAYING":
-      return "Being paid from your balance.";
-    case "PAID":
-      return "Paid: the supplier is preparing it.";
-    case "SHIPPED":
-      return "Shipped: the tracking is being added to this order.";
-    case "FULFILLED":
-      return "Shipped: the tracking is on this order.";
-    case "DELIVERED":
-      return "Delivered.";
-    case "FAILED":
-      return `Failed: ${o.reasonMessage ?? "see the app's order page."}`;
-    case "CANCELLED":
-      return "Cancelled: it will not be sent.";
-    default:
-      return o.state;
-  }
+  return isOrderState(o.state) ? STATE_SENTENCES[o.state](o.reasonMessage) : o.state;
 }
 
 export const idsSchema = z
@@ -95,7 +64,8 @@ export async function extensionOrders(
       reason: o.state === "HELD" || o.state === "FAILED" ? o.reasonMessage : null,
       problem: o.flag ? (o.reasonMessage ?? o.flag) : null,
       svcOrderId: o.svcOrderId,
-      svcStatus: o.svcOrderId ? (SERVICE_STATUS[o.state] ?? null) : null,
+      svcStatus:
+        o.svcOrderId && isOrderState(o.state) ? (STATE_SERVICE_STATUS[o.state] ?? null) : null,
       cost: o.amount ? { amount: o.amount, currency: o.currency ?? "USD" } : null,
       method: o.logisticName,
       tracking: o.shipments.flatMap((s) =>

@@ -5,6 +5,7 @@ import { cancelOrder, holdOrder, releaseOrder, retryOrder } from "../fulfilment/
 import { type FulfilmentDeps, productionDeps } from "../fulfilment/deps.server";
 import { dismissProblem } from "../fulfilment/after-payment.server";
 import { requestPayment } from "../fulfilment/pay-now.server";
+import { isOrderState, PAID_STATES } from "../orders/states";
 import { parseForm } from "./forms.server";
 
 const actionForm = z.object({
@@ -108,7 +109,7 @@ export function afterAction(
   }
   if (intent === "hold") return "Held: the order waits here until you release it.";
   if (r.note) return r.note;
-  if (["PAID", "SHIPPED", "FULFILLED", "DELIVERED"].includes(r.state)) {
+  if (isOrderState(r.state) && PAID_STATES.includes(r.state)) {
     return "Its tracking is checked again now.";
   }
   switch (r.state) {

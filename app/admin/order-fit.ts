@@ -3,6 +3,8 @@
  * the order page shows only these, and the orders list offers a bulk action when some selected
  * order fits it. The pipeline checks again when the action runs (app/fulfilment/actions.server.ts).
  */
+import { isOrderState, PAID_STATES } from "../orders/states";
+
 export const BULK_INTENTS = ["retry", "pay-now", "hold", "release", "cancel"] as const;
 export type BulkIntent = (typeof BULK_INTENTS)[number];
 
@@ -22,8 +24,6 @@ export interface FitFacts {
   flag?: string | null;
 }
 
-const PAID = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
-
 export function fits(intent: BulkIntent, o: FitFacts): boolean {
   switch (intent) {
     case "retry":
@@ -32,7 +32,7 @@ export function fits(intent: BulkIntent, o: FitFacts): boolean {
       return (
         (o.state === "HELD" && o.reasonCode !== "review_window") ||
         o.state === "FAILED" ||
-        (PAID.includes(o.state) && !!o.flag)
+        (isOrderState(o.state) && PAID_STATES.includes(o.state) && !!o.flag)
       );
     case "pay-now":
       return (

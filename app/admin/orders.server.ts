@@ -2,15 +2,10 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { shopGatewayFor } from "../shop/index.server";
-import {
-  ORDER_STATES,
-  type OrderStateName,
-  PROBLEM_STATES,
-  orderName,
-  validZone,
-} from "./order-states";
+import { orderName, validZone } from "./order-states";
+import { STATES, type OrderState, PROBLEM_STATES } from "../orders/states";
 
-export { ORDER_STATES, PROBLEM_STATES, type OrderStateName };
+export { STATES, PROBLEM_STATES, type OrderState };
 
 /**
  * The work queue's views: what the merchant has to do next, not the pipeline's states. An order
@@ -70,7 +65,7 @@ const listQuery = z.object({
   view: z.enum(ORDER_VIEWS).catch("all"),
   // Older links: ?problems=1 and ?state=X.
   problems: z.enum(["1"]).optional().catch(undefined),
-  state: z.enum(ORDER_STATES).optional().catch(undefined),
+  state: z.enum(STATES).optional().catch(undefined),
   q: z
     .string()
     .trim()
@@ -228,12 +223,9 @@ export async function stateCounts(db: PrismaClient, shop: string) {
     where: { shopDomain: shop },
     _count: { _all: true },
   });
-  const counts = Object.fromEntries(ORDER_STATES.map((s) => [s, 0])) as Record<
-    OrderStateName,
-    number
-  >;
+  const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<OrderState, number>;
   for (const g of grouped) {
-    if (g.state in counts) counts[g.state as OrderStateName] = g._count._all;
+    if (g.state in counts) counts[g.state as OrderState] = g._count._all;
   }
   return counts;
 }

@@ -1,5 +1,5 @@
 import { Badge } from "@shopify/polaris";
-import { stateLabelOf } from "../admin/order-states";
+import { stateLabelOf } from "../orders/states";
 
 /** An order's state as the merchant reads it; with its reason, a review-window wait is "Scheduled". */
 export function StateBadge({ state, reasonCode }: { state: string; reasonCode?: string | null }) {

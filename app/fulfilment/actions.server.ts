@@ -6,7 +6,8 @@
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import { addLogContext } from "../log-context.server";
 import type { FulfilmentDeps } from "./deps.server";
-import { numericId, PAID_STATES } from "./model";
+import { numericId } from "./model";
+import { PAID_STATES } from "../orders/states";
 import { schedulePay, schedulePlace, scheduleTrack } from "./schedule.server";
 import { stillHeld } from "./recheck.server";
 import { addTimeline } from "./timeline.server";

@@ -6,7 +6,7 @@
  */
 import type { OrderRecord } from "../svc/orders.server";
 import type { Db } from "../jobs/queue.server";
-import { PAID_STATES } from "./model";
+import { PAID_STATES } from "../orders/states";
 import { addTimeline } from "./timeline.server";
 
 export type AfterPaymentFlag =

@@ -10,3 +10,4 @@ export { reconcileAccount, reconcileAll } from "./reconcile.server";
 export { retryOrder, holdOrder, releaseOrder, cancelOrder } from "./actions.server";
 export { recheckHeld, stillHeld, balanceSeen } from "./recheck.server";
 export { fulfilmentHandlers, fulfilmentRecurringJobs } from "./handlers.server";
+export * from "../orders/states";

@@ -49,7 +49,8 @@ import {
   protectedDataMessage,
 } from "./create-request";
 import { type FulfilmentDeps, optionsOf } from "./deps.server";
-import { numericId, orderNumberFor, type ReasonCode, SELF_RELEASING } from "./model";
+import { numericId, orderNumberFor } from "./model";
+import { type ReasonCode, SELF_RELEASING } from "../orders/states";
 import { schedulePay, schedulePlace } from "./schedule.server";
 import { addTimeline, errorFields } from "./timeline.server";
 

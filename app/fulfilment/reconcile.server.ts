@@ -16,7 +16,7 @@ import type { OrderRecord } from "../svc/orders.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { optionsOf } from "./deps.server";
 import { FINISHED_FLAGS } from "./after-payment.server";
-import { SELF_RELEASING } from "./model";
+import { SELF_RELEASING } from "../orders/states";
 import { balanceSeen, recheckHeld } from "./recheck.server";
 import { schedulePay, schedulePlace, scheduleTrack } from "./schedule.server";
 import { PAID_AT_SERVICE } from "./pay.server";

@@ -6,7 +6,7 @@
  */
 import { SvcError } from "../svc/errors";
 import type { FulfilmentDeps } from "./deps.server";
-import { PAID_STATES } from "./model";
+import { PAID_STATES } from "../orders/states";
 import { scheduleTrack } from "./schedule.server";
 import { addTimeline, errorFields } from "./timeline.server";
 

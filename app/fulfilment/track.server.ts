@@ -26,7 +26,8 @@ import { orderRecordSchema, type OrderRecord } from "../svc/orders.server";
 import type { FulfilmentDeps } from "./deps.server";
 import { optionsOf } from "./deps.server";
 import { schedulePay, scheduleTrack, scheduleTrackHints } from "./schedule.server";
-import { numericId, PAID_STATES } from "./model";
+import { numericId } from "./model";
+import { PAID_STATES } from "../orders/states";
 import {
   type AfterPaymentFlag,
   flagAfterPayment,

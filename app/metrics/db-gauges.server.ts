@@ -10,7 +10,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { Gauge } from "prom-client";
-import { STATES } from "../fulfilment/model";
+import { STATES } from "../orders/states";
 import { jobKindLabel, knownJobKindList, registry } from "./registry.server";
 
 const CACHE_MS = 5_000;

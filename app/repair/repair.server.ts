@@ -8,7 +8,8 @@
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import type { FulfilmentDeps } from "../fulfilment/deps.server";
-import { orderNumberFor, PAID_STATES } from "../fulfilment/model";
+import { orderNumberFor } from "../fulfilment/model";
+import { PAID_STATES } from "../orders/states";
 import { schedulePay, schedulePlace } from "../fulfilment/schedule.server";
 import { addTimeline, errorFields } from "../fulfilment/timeline.server";
 import { SvcError, SvcOrderStateError } from "../svc/errors";

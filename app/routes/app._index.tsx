@@ -17,7 +17,8 @@ import {
 import { Suspense } from "react";
 import { requireAdmin } from "../pages/context.server";
 import { dashboardData, liveBalance } from "../admin/dashboard.server";
-import { ORDER_STATES, PERIODS, shopDateTime } from "../admin/order-states";
+import { PERIODS, shopDateTime } from "../admin/order-states";
+import { STATES } from "../orders/states";
 import { OrdersChart } from "../components/OrdersChart";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
@@ -232,7 +233,7 @@ export default function Dashboard() {
                 Orders by state
               </Text>
               <InlineStack gap="300" wrap>
-                {ORDER_STATES.map((s) => (
+                {STATES.map((s) => (
                   <Link key={s} to={`/app/orders?state=${s}`} style={{ textDecoration: "none" }}>
                     <BlockStack gap="050" inlineAlign="center">
                       <Text as="span" variant="headingLg">

@@ -7,7 +7,7 @@
  */
 import type { ShopOrder as OrderRow, ShopOrderLine as LineRow } from "@prisma/client";
 import type { FulfilmentDeps } from "../fulfilment/deps.server";
-import type { ReasonCode } from "../fulfilment/model";
+import type { ReasonCode } from "../orders/states";
 import type { ShopSettings } from "../settings.server";
 import { SvcError } from "../svc/errors";
 import type { FreightOption } from "../svc/orders.server";

@@ -5,7 +5,7 @@
  * tracking.
  */
 import type { HandledOrder } from "./api";
-import { STATE_LABELS, money, stateTone } from "./api";
+import { isOrderState, STATE_LABELS, money, stateTone } from "./api";
 
 export function OrderFacts({ order }: { order: HandledOrder }) {
   return (
@@ -24,7 +24,9 @@ function Facts({ order }: { order: HandledOrder }) {
   return (
     <s-stack gap="small-200">
       <s-stack direction="inline" gap="small-200" alignItems="center">
-        <s-badge tone={stateTone(order.state)}>{STATE_LABELS[order.state] ?? order.state}</s-badge>
+        <s-badge tone={stateTone(order.state)}>
+          {isOrderState(order.state) ? STATE_LABELS[order.state] : order.state}
+        </s-badge>
         {/* Held or failed, the reason is in the banner above: not said twice. */}
         {order.reason ? null : <s-text>{order.summary}</s-text>}
       </s-stack>

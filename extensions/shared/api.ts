@@ -8,10 +8,10 @@ import type {
   ExtensionOrder,
   ExtensionRun,
 } from "../../app/admin/extension-types";
-import { STATE_TONES } from "../../app/admin/order-states";
+import { isOrderState, STATE_TONES } from "../../app/orders/states";
 
 export type { ExtensionIntent, ExtensionOrder, ExtensionRun };
-export { STATE_LABELS } from "../../app/admin/order-states";
+export { isOrderState, STATE_LABELS } from "../../app/orders/states";
 export type HandledOrder = Extract<ExtensionOrder, { handled: true }>;
 
 /** What the merchant reads when the app cannot be reached or refuses. */
@@ -108,7 +108,7 @@ type Tone = "info" | "success" | "warning" | "critical" | "neutral";
 
 /** A state's badge tone for the admin's components (no "new" tone there: "info"). */
 export function stateTone(state: string): Tone {
-  const tone = STATE_TONES[state] ?? "neutral";
+  const tone = isOrderState(state) ? STATE_TONES[state] : "neutral";
   return tone === "new" ? "info" : tone;
 }
 

@@ -13,7 +13,8 @@ import { listOrders, orderDetail, shopTimeZone } from "../../app/admin/orders.se
 import { latestBulkRun } from "../../app/admin/bulk-orders.server";
 import { flagWords, plainMessage, stepWords } from "../../app/admin/plain-words";
 import { repairCardData } from "../../app/repair/page.server";
-import { scheduledText, shopClock, stateLabelOf } from "../../app/admin/order-states";
+import { scheduledText, shopClock } from "../../app/admin/order-states";
+import { stateLabelOf } from "../../app/orders/states";
 import { recheckHeld, SETTINGS_CAUSES } from "../../app/fulfilment/recheck.server";
 import { detectNotices } from "../../app/notify/notices.server";
 import { getSettings, updateSettings } from "../../app/settings.server";
