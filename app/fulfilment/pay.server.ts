@@ -13,6 +13,7 @@
  * deduct twice for one parent). Sandbox and normal orders never share a batch.
  */
 import type { PaymentBatch, Prisma } from "@prisma/client";
+import { pendingCount } from "../jobs/queue.server";
 import { addLogContext } from "../log-context.server";
 import { getSettings, labelModeReason, type ShopSettings } from "../settings.server";
 import { compareMoney, subtractMoney, toMoney } from "../svc/decimal";
@@ -68,11 +69,7 @@ async function stillCreating(
   if (settings.payBatchWindowSeconds === 0) return false;
   const oldest = Math.min(...candidates.map((c) => c.placedAt?.getTime() ?? 0));
   if (ctx.deps.clock.now() - oldest >= PAY_DEFER_MAX_MS) return false;
-  const rows = await ctx.deps.prisma.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM "Job"
-    WHERE "kind" = ${JOB.place} AND "shopDomain" = ${ctx.shopDomain}
-      AND ("state" = 'running' OR ("state" = 'available' AND "runAt" <= now()))`;
-  return Number(rows[0]!.n) > 0;
+  return (await pendingCount(ctx.deps.prisma, { kind: JOB.place, shopDomain: ctx.shopDomain })) > 0;
 }
 
 interface RunCtx {

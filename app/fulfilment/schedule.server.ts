@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Prisma } from "@prisma/client";
-import { enqueue, type Db } from "../jobs/queue.server";
+import { enqueue, enqueueOrMerge, type Db } from "../jobs/queue.server";
 
 export const JOB = {
   place: "fulfilment.place",
@@ -111,26 +111,7 @@ export async function scheduleTrack(
     runAt?: Date;
   },
 ) {
-  const hints = JSON.stringify(o.hintIds ?? []);
-  const records = o.records === undefined ? null : JSON.stringify(o.records);
-  const merged = await db.$queryRaw<{ id: bigint }[]>`
-    UPDATE "Job" SET "payload" = jsonb_build_object('orderId', ${o.orderId}::text)
-        || COALESCE((SELECT jsonb_build_object('hintIds', jsonb_agg(DISTINCT e))
-                     FROM jsonb_array_elements(
-                       COALESCE("payload"->'hintIds', '[]'::jsonb) || ${hints}::jsonb) e
-                     HAVING count(*) > 0), '{}'::jsonb)
-        || CASE WHEN ${records}::jsonb IS NULL THEN '{}'::jsonb
-                ELSE jsonb_build_object('records', ${records}::jsonb) END,
-      "runAt" = LEAST("runAt", ${o.runAt ?? new Date()}),
-      "updatedAt" = now()
-    WHERE "id" = (SELECT "id" FROM "Job" WHERE "kind" = ${JOB.track}
-                    AND "concurrencyKey" = ${`order:${o.orderId}`} AND "state" = 'available'
-                    AND "attempts" = 0
-                  ORDER BY "id" LIMIT 1)
-      AND "state" = 'available'
-    RETURNING "id"`;
-  if (merged[0]) return { id: merged[0].id, created: false };
-  return enqueue(db, {
+  return enqueueOrMerge(db, {
     kind: JOB.track,
     payload: {
       orderId: o.orderId,
@@ -141,6 +122,7 @@ export async function scheduleTrack(
     idempotencyKey: `track:${o.orderId}:${o.key}`,
     concurrencyKey: `order:${o.orderId}`,
     shopDomain: o.shopDomain,
+    gather: ["hintIds"],
   });
 }
 
@@ -156,30 +138,12 @@ export async function scheduleTrackHints(
   o: { accountId: string; shopDomain: string; orderIds: string[]; hints: string[] },
 ) {
   if (o.orderIds.length === 0) return { id: null, created: false };
-  const concurrencyKey = `trackHints:${o.accountId}`;
-  const orders = JSON.stringify(o.orderIds);
-  const hints = JSON.stringify(o.hints);
-  const merged = await db.$queryRaw<{ id: bigint }[]>`
-    UPDATE "Job" SET "payload" = jsonb_build_object(
-        'accountId', ${o.accountId}::text,
-        'orders', (SELECT jsonb_agg(DISTINCT e) FROM jsonb_array_elements(
-                     COALESCE("payload"->'orders', '[]'::jsonb) || ${orders}::jsonb) e),
-        'hints', (SELECT COALESCE(jsonb_agg(DISTINCT e), '[]'::jsonb) FROM jsonb_array_elements(
-                     COALESCE("payload"->'hints', '[]'::jsonb) || ${hints}::jsonb) e)),
-      "updatedAt" = now()
-    WHERE "id" = (SELECT "id" FROM "Job" WHERE "kind" = ${JOB.trackHints}
-                    AND "concurrencyKey" = ${concurrencyKey} AND "state" = 'available'
-                    AND "attempts" = 0
-                  ORDER BY "id" LIMIT 1)
-      AND "state" = 'available'
-    RETURNING "id"`;
-  // (A worker that claimed it meanwhile makes the WHERE false: then a new job takes the hints.)
-  if (merged[0]) return { id: merged[0].id, created: false };
-  return enqueue(db, {
+  return enqueueOrMerge(db, {
     kind: JOB.trackHints,
     payload: { accountId: o.accountId, orders: o.orderIds, hints: o.hints },
     idempotencyKey: `trackHints:${o.accountId}:${Date.now()}:${randomBytes(4).toString("hex")}`,
-    concurrencyKey,
+    concurrencyKey: `trackHints:${o.accountId}`,
+    gather: ["orders", "hints"],
     shopDomain: o.shopDomain,
   });
 }

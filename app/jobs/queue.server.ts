@@ -71,6 +71,57 @@ export async function enqueue(
 }
 
 /**
+ * Enqueues a job, or merges it into the job of the same kind and concurrency key that still
+ * waits for its first run (graphile-worker's job key, in "replace" mode, with arrays that
+ * gather): that job's payload becomes this one, except that each field named in `gather` is the
+ * union of both (distinct; left out when both have none), and it runs no later than this one
+ * would. A job that ran once (failed, waiting for its backoff) or that a worker claimed meanwhile
+ * is never changed: then a new job is enqueued. So one job per key waits at most, and a burst
+ * of requests costs one run.
+ */
+export async function enqueueOrMerge(
+  db: Db,
+  opts: EnqueueOptions & { concurrencyKey: string; gather?: string[] },
+): Promise<{ id: bigint; created: boolean }> {
+  const payload = JSON.stringify(opts.payload ?? {});
+  const gather = opts.gather ?? [];
+  const merged = await db.$queryRaw<{ id: bigint }[]>`
+    UPDATE "Job" SET "payload" = ${payload}::jsonb || COALESCE(
+        (SELECT jsonb_object_agg(f, u) FROM (
+           SELECT f, (SELECT jsonb_agg(DISTINCT e) FROM jsonb_array_elements(
+                        COALESCE("Job"."payload"->f, '[]'::jsonb)
+                        || COALESCE(${payload}::jsonb->f, '[]'::jsonb)) e) AS u
+           FROM unnest(${gather}::text[]) AS f) gathered
+         WHERE u IS NOT NULL), '{}'::jsonb),
+      "runAt" = LEAST("runAt", ${opts.runAt ?? new Date()}),
+      "updatedAt" = now()
+    WHERE "id" = (SELECT "id" FROM "Job" WHERE "kind" = ${opts.kind}
+                    AND "concurrencyKey" = ${opts.concurrencyKey} AND "state" = 'available'
+                    AND "attempts" = 0
+                  ORDER BY "id" LIMIT 1)
+      AND "state" = 'available'
+    RETURNING "id"`;
+  if (merged[0]) return { id: merged[0].id, created: false };
+  return enqueue(db, opts);
+}
+
+/**
+ * How many jobs of `kind` for the shop are running or due now (a job waiting for a later time
+ * is not counted); none for no shop.
+ */
+export async function pendingCount(
+  db: Db,
+  opts: { kind: string; shopDomain: string | null },
+): Promise<number> {
+  if (opts.shopDomain === null) return 0;
+  const rows = await db.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM "Job"
+    WHERE "kind" = ${opts.kind} AND "shopDomain" = ${opts.shopDomain}
+      AND ("state" = 'running' OR ("state" = 'available' AND "runAt" <= now()))`;
+  return Number(rows[0]!.n);
+}
+
+/**
  * A shop's one job of a kind, started from a page: the job of that kind waiting or running for
  * the shop if there is one, else a new one (one at a time per shop: its concurrency key).
  * Returns the job's id.
