@@ -107,13 +107,12 @@ export async function enqueueOrMerge(
 
 /**
  * How many jobs of `kind` for the shop are running or due now (a job waiting for a later time
- * is not counted); none for no shop.
+ * is not counted); none for no shop (NULL equals nothing).
  */
 export async function pendingCount(
   db: Db,
   opts: { kind: string; shopDomain: string | null },
 ): Promise<number> {
-  if (opts.shopDomain === null) return 0;
   const rows = await db.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM "Job"
     WHERE "kind" = ${opts.kind} AND "shopDomain" = ${opts.shopDomain}

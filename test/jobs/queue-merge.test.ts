@@ -67,6 +67,19 @@ describe("enqueueOrMerge", () => {
     expect(await payloadOf(first.id)).toEqual({ orderId: "1", hints: ["x", "y", "z"] });
   });
 
+  it("a request for now makes a job that waits for later due now", async () => {
+    const a = await enqueueOrMerge(prisma, {
+      kind: "k",
+      concurrencyKey: "c",
+      runAt: later(3_600_000),
+    });
+    const before = Date.now();
+    await enqueueOrMerge(prisma, { kind: "k", concurrencyKey: "c" });
+    const job = await prisma.job.findUniqueOrThrow({ where: { id: a.id } });
+    expect(job.runAt.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(job.runAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
   it("leaves a field out when neither side has anything to gather", async () => {
     const a = await enqueueOrMerge(prisma, {
       kind: "k",
