@@ -82,7 +82,7 @@ const { Session } = await import("@shopify/shopify-api");
 const { updateSettings } = await import("../app/settings.server");
 const { saveApiKeyAccount } = await import("../app/svc/tokens.server");
 const { webhookSecretColumns } = await import("../app/svc/webhook-secret.server");
-const { productionDeps } = await import("../app/fulfilment/deps.server");
+const { productionDeps } = await import("../app/orders/deps.server");
 const { retryOrder } = await import("../app/fulfilment/actions.server");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

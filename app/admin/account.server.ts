@@ -3,7 +3,7 @@
  * through the authorization-code flow, disconnect, register the service webhooks, and a status
  * in which every secret is masked.
  */
-import { balanceSeen } from "../fulfilment/recheck.server";
+import { balanceSeen } from "../orders/recheck.server";
 import type { PrismaClient, SvcAccount } from "@prisma/client";
 import { config } from "../config.server";
 import { decryptSecret, maskSecret } from "../crypto.server";

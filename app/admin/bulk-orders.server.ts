@@ -10,7 +10,7 @@ import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { enqueue } from "../jobs/queue.server";
 import { type JobHandler, PermanentJobError } from "../jobs/handler";
-import { productionDeps, type FulfilmentDeps } from "../fulfilment/deps.server";
+import { productionDeps, type FulfilmentDeps } from "../orders/deps.server";
 import { requestPayment } from "../fulfilment/pay-now.server";
 import { runOrderAction, type SingleIntent } from "./order-actions.server";
 import { BULK_INTENTS, BULK_LABELS, type BulkIntent } from "./order-fit";

@@ -2,7 +2,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { cancelOrder, holdOrder, releaseOrder, retryOrder } from "../fulfilment/actions.server";
-import { type FulfilmentDeps, productionDeps } from "../fulfilment/deps.server";
+import { type FulfilmentDeps, productionDeps } from "../orders/deps.server";
 import { dismissProblem } from "../fulfilment/after-payment.server";
 import { requestPayment } from "../fulfilment/pay-now.server";
 import { isOrderState, PAID_STATES } from "../orders/states";

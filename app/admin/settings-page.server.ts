@@ -5,7 +5,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { recheckHeld, SETTINGS_CAUSES } from "../fulfilment/recheck.server";
+import { recheckHeld, SETTINGS_CAUSES } from "../orders/recheck.server";
 import { quoteFor } from "../shipping/quote.server";
 import { checkShipFrom, listWarehouses, type WarehouseList } from "../shipping/warehouses.server";
 import { deadlineText, PageDeadlineError, withinPageDeadline } from "./page-reads.server";

@@ -1,5 +1,5 @@
 /** The archive's jobs: copying due files (`archive.run`) and finding missing ones (`archive.scan`). */
-import type { FulfilmentDeps } from "../fulfilment/deps.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
 import { enqueue } from "../jobs/queue.server";
 import { logger } from "../logger.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";

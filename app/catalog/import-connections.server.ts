@@ -10,7 +10,7 @@
  * miss a connection that still exists; disconnecting stays the Products page's job.
  */
 import type { PrismaClient } from "@prisma/client";
-import { recheckHeld } from "../fulfilment/recheck.server";
+import { recheckHeld } from "../orders/recheck.server";
 import { enqueue, startForShop } from "../jobs/queue.server";
 import type { JobHandler, RecurringJob } from "../jobs/handler";
 import { type SvcClient, svcClientForAccount } from "../svc/index.server";

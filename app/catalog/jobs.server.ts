@@ -9,7 +9,7 @@
  *   then the whole shop in step. A lost event is caught here.
  */
 import type { PrismaClient } from "@prisma/client";
-import type { FulfilmentDeps } from "../fulfilment/deps.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
 import { enqueue, startForShop } from "../jobs/queue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { PermanentJobError } from "../jobs/handler";

@@ -6,7 +6,7 @@
  * payloads and the service's store-flow fields carry those); the service gets the same.
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { recheckHeld } from "../fulfilment/recheck.server";
+import { recheckHeld } from "../orders/recheck.server";
 import { getSettings } from "../settings.server";
 import { legacyId, type ShopGateway } from "../shop/index.server";
 import {

@@ -13,7 +13,7 @@ import { Prisma, type PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { fileKind, saveFile } from "../archive/files.server";
 import { accountOf, isOutage } from "../admin/account.server";
-import { addTimeline } from "../fulfilment/timeline.server";
+import { addTimeline } from "../orders/timeline.server";
 import { logger } from "../logger.server";
 import { svcClientForAccount, type SvcClient } from "../svc/client.server";
 import { SvcDisputeStateError, SvcError, SvcNotFoundError, SvcParamError } from "../svc/errors";

@@ -2,7 +2,7 @@
  * The dispute sync on a schedule: every 10 minutes each connected account's last 90 days, once
  * a day its whole history (sync.server.ts says why both). One job per account at a time.
  */
-import type { FulfilmentDeps } from "../fulfilment/deps.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
 import { enqueue } from "../jobs/queue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { PermanentJobError, RetryLater } from "../jobs/handler";

@@ -11,7 +11,7 @@
  */
 import { orderName } from "../admin/order-states";
 import type { Dispute, Prisma, PrismaClient } from "@prisma/client";
-import { addTimeline } from "../fulfilment/timeline.server";
+import { addTimeline } from "../orders/timeline.server";
 import { getSettings } from "../settings.server";
 import type { SvcClient } from "../svc/client.server";
 import { SvcNotFoundError } from "../svc/errors";

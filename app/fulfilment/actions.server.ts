@@ -5,12 +5,12 @@
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import { addLogContext } from "../log-context.server";
-import type { FulfilmentDeps } from "./deps.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
 import { numericId } from "./model";
 import { PAID_STATES } from "../orders/states";
-import { schedulePay, schedulePlace, scheduleTrack } from "./schedule.server";
-import { stillHeld } from "./recheck.server";
-import { addTimeline } from "./timeline.server";
+import { schedulePay, schedulePlace, scheduleTrack } from "../orders/schedule.server";
+import { stillHeld } from "../orders/recheck.server";
+import { addTimeline } from "../orders/timeline.server";
 
 export type ActionResult =
   | { ok: true; state: string; note?: string }

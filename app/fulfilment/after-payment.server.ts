@@ -7,7 +7,7 @@
 import type { OrderRecord } from "../svc/orders.server";
 import type { Db } from "../jobs/queue.server";
 import { PAID_STATES } from "../orders/states";
-import { addTimeline } from "./timeline.server";
+import { addTimeline } from "../orders/timeline.server";
 
 export type AfterPaymentFlag =
   | "svc_cancelled"

@@ -11,12 +11,12 @@ import { noteAddressChange } from "../repair/address-change.server";
 import { payloadId } from "../events/ids.server";
 import { jobKindFor, loadEvent } from "../events/store.server";
 import { cancelOrder } from "./actions.server";
-import type { FulfilmentDeps } from "./deps.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
 import { payAccount } from "./pay.server";
 import { holdUnreachable, isRetryable, placeOrder, receiveShopOrder } from "./place.server";
 import { reconcileAccount } from "./reconcile.server";
 import { sandboxTrack } from "./sandbox-track.server";
-import { JOB, schedulePlace } from "./schedule.server";
+import { JOB, schedulePlace } from "../orders/schedule.server";
 import { onSvcEvent, trackHinted, trackOrder } from "./track.server";
 
 /** Failed attempts of a place job before its order is shown held `service_unavailable`. */

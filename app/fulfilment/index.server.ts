@@ -1,13 +1,13 @@
 /** The order pipeline (DESIGN §4): use cases, job handlers and the merchant's actions. */
 export * from "./model";
-export * from "./deps.server";
-export * from "./schedule.server";
-export * from "./timeline.server";
+export * from "../orders/deps.server";
+export * from "../orders/schedule.server";
+export * from "../orders/timeline.server";
 export { receiveShopOrder, placeOrder, buildCreateRequest, missingShipping } from "./place.server";
 export { payAccount } from "./pay.server";
 export { trackOrder, onSvcEvent, idsFromParams, setServiceOrderId } from "./track.server";
 export { reconcileAccount, reconcileAll } from "./reconcile.server";
 export { retryOrder, holdOrder, releaseOrder, cancelOrder } from "./actions.server";
-export { recheckHeld, stillHeld, balanceSeen } from "./recheck.server";
+export { recheckHeld, stillHeld, balanceSeen } from "../orders/recheck.server";
 export { fulfilmentHandlers, fulfilmentRecurringJobs } from "./handlers.server";
 export * from "../orders/states";

@@ -4,9 +4,9 @@
  * the timeline) and a pay run goes at once; the run pays only requested orders (pay.server.ts),
  * so nothing the merchant did not ask for is ever charged.
  */
-import type { FulfilmentDeps } from "./deps.server";
-import { schedulePay } from "./schedule.server";
-import { addTimeline } from "./timeline.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
+import { schedulePay } from "../orders/schedule.server";
+import { addTimeline } from "../orders/timeline.server";
 
 export interface PayNowResult {
   requested: number;

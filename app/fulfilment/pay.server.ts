@@ -25,10 +25,10 @@ import {
   SvcParamError,
 } from "../svc/errors";
 import type { SvcClient } from "../svc/client.server";
-import type { FulfilmentDeps } from "./deps.server";
-import { optionsOf } from "./deps.server";
-import { JOB, schedulePay, scheduleSandboxTrack } from "./schedule.server";
-import { addTimelineMany, errorFields } from "./timeline.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
+import { optionsOf } from "../orders/deps.server";
+import { JOB, schedulePay, scheduleSandboxTrack } from "../orders/schedule.server";
+import { addTimelineMany, errorFields } from "../orders/timeline.server";
 
 const UNPAID_STATUSES = ["CREATED", "IN_CART", "UNPAID"];
 /** Statuses of an order the service has been paid for. */
@@ -261,7 +261,7 @@ async function splitByBalance<T extends { id: string; amount: string | null }>(
 /**
  * The shop's warehouse mode needs a label after payment that the app cannot send: its created
  * orders are held out of every new batch, with the reason, until the mode is changed (the
- * settings save re-checks them, recheck.server.ts).
+ * settings save re-checks them, app/orders/recheck.server.ts).
  */
 async function holdLabelMode(ctx: RunCtx, requested: Prisma.ShopOrderWhereInput, message: string) {
   const db = ctx.deps.prisma;

@@ -6,9 +6,9 @@
  * outcome finds the order instead of creating it twice.
  */
 import type { ShopOrder as OrderRow, ShopOrderLine as LineRow } from "@prisma/client";
-import { costGuardReason } from "./cost-guard";
+import { costGuardReason } from "../orders/cost-guard";
 import { z } from "zod";
-import { orderFacts } from "./order-facts";
+import { orderFacts } from "../orders/facts";
 import type { Db } from "../jobs/queue.server";
 import { addLogContext } from "../log-context.server";
 import { getSettings, labelModeReason, type ShopSettings } from "../settings.server";
@@ -48,11 +48,11 @@ import {
   missingShipping,
   protectedDataMessage,
 } from "./create-request";
-import { type FulfilmentDeps, optionsOf } from "./deps.server";
+import { type FulfilmentDeps, optionsOf } from "../orders/deps.server";
 import { numericId, orderNumberFor } from "./model";
 import { type ReasonCode, SELF_RELEASING } from "../orders/states";
-import { schedulePay, schedulePlace } from "./schedule.server";
-import { addTimeline, errorFields } from "./timeline.server";
+import { schedulePay, schedulePlace } from "../orders/schedule.server";
+import { addTimeline, errorFields } from "../orders/timeline.server";
 
 export { buildCreateRequest, missingProvince, missingShipping, protectedDataMessage };
 

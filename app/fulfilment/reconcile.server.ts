@@ -13,14 +13,14 @@ import type { Prisma } from "@prisma/client";
 import { countUnheard, type GapCandidate, noteWebhookGaps } from "../svc-account/gaps.server";
 import { toMoney } from "../svc/decimal";
 import type { OrderRecord } from "../svc/orders.server";
-import type { FulfilmentDeps } from "./deps.server";
-import { optionsOf } from "./deps.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
+import { optionsOf } from "../orders/deps.server";
 import { FINISHED_FLAGS } from "./after-payment.server";
 import { SELF_RELEASING } from "../orders/states";
-import { balanceSeen, recheckHeld } from "./recheck.server";
-import { schedulePay, schedulePlace, scheduleTrack } from "./schedule.server";
+import { balanceSeen, recheckHeld } from "../orders/recheck.server";
+import { schedulePay, schedulePlace, scheduleTrack } from "../orders/schedule.server";
 import { PAID_AT_SERVICE } from "./pay.server";
-import { addTimeline } from "./timeline.server";
+import { addTimeline } from "../orders/timeline.server";
 import { hasNews, setServiceOrderId } from "./track.server";
 
 export interface ReconcileResult {

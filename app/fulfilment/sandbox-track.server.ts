@@ -5,10 +5,10 @@
  * for sandbox orders; the number is derived from the order, so a retry sends the same.
  */
 import { SvcError } from "../svc/errors";
-import type { FulfilmentDeps } from "./deps.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
 import { PAID_STATES } from "../orders/states";
-import { scheduleTrack } from "./schedule.server";
-import { addTimeline, errorFields } from "./timeline.server";
+import { scheduleTrack } from "../orders/schedule.server";
+import { addTimeline, errorFields } from "../orders/timeline.server";
 
 export const sandboxTrackNumber = (orderNumber: string) => `SBX-${orderNumber}`.slice(0, 64);
 

@@ -23,9 +23,9 @@ import {
   type ShopifyFulfillmentGid,
 } from "../shop/ids";
 import { orderRecordSchema, type OrderRecord } from "../svc/orders.server";
-import type { FulfilmentDeps } from "./deps.server";
-import { optionsOf } from "./deps.server";
-import { schedulePay, scheduleTrack, scheduleTrackHints } from "./schedule.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
+import { optionsOf } from "../orders/deps.server";
+import { schedulePay, scheduleTrack, scheduleTrackHints } from "../orders/schedule.server";
 import { numericId } from "./model";
 import { PAID_STATES } from "../orders/states";
 import {
@@ -35,7 +35,7 @@ import {
   recordFlag,
 } from "./after-payment.server";
 import type { Db } from "../jobs/queue.server";
-import { addTimeline, errorFields } from "./timeline.server";
+import { addTimeline, errorFields } from "../orders/timeline.server";
 
 const TRACKABLE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
 

@@ -5,7 +5,7 @@
  * currency from the shop and holds it again if its rate is still missing).
  */
 import type { Db } from "../jobs/queue.server";
-import { schedulePlace } from "../fulfilment/schedule.server";
+import { schedulePlace } from "../orders/schedule.server";
 
 /** Orders re-checked per arrival; the reconciler's pass picks up any beyond. */
 const MAX_ORDERS = 1000;

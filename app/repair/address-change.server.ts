@@ -6,7 +6,7 @@
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import type { Db } from "../jobs/queue.server";
-import { addTimeline } from "../fulfilment/timeline.server";
+import { addTimeline } from "../orders/timeline.server";
 import { restAddressFingerprint } from "./recipient";
 
 export const ADDRESS_CHANGED_MESSAGE =

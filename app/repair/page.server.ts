@@ -5,7 +5,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { describeSvcError } from "../admin/account.server";
-import { productionDeps } from "../fulfilment/deps.server";
+import { productionDeps } from "../orders/deps.server";
 import { PAID_STATES } from "../orders/states";
 import { quoteFor } from "../shipping/quote.server";
 import { getSettings } from "../settings.server";

@@ -7,11 +7,11 @@
  * order's current service order only. Every repair is on the timeline.
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
-import type { FulfilmentDeps } from "../fulfilment/deps.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
 import { orderNumberFor } from "../fulfilment/model";
 import { PAID_STATES } from "../orders/states";
-import { schedulePay, schedulePlace } from "../fulfilment/schedule.server";
-import { addTimeline, errorFields } from "../fulfilment/timeline.server";
+import { schedulePay, schedulePlace } from "../orders/schedule.server";
+import { addTimeline, errorFields } from "../orders/timeline.server";
 import { SvcError, SvcOrderStateError } from "../svc/errors";
 import { type Recipient, RECIPIENT_FIELDS, recipientSchema, storedRecipient } from "./recipient";
 

@@ -6,7 +6,7 @@
  * behaviour: that method, from that origin, unquoted.
  */
 import type { ShopOrder as OrderRow, ShopOrderLine as LineRow } from "@prisma/client";
-import type { FulfilmentDeps } from "../fulfilment/deps.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
 import type { ReasonCode } from "../orders/states";
 import type { ShopSettings } from "../settings.server";
 import { SvcError } from "../svc/errors";

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Prisma } from "@prisma/client";
-import type { FulfilmentDeps } from "../fulfilment/deps.server";
+import type { FulfilmentDeps } from "../orders/deps.server";
 import { addMoney, compareMoney, type Money } from "../svc/decimal";
 import type { FreightOption } from "../svc/orders.server";
 

@@ -9,7 +9,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { startImport } from "../catalog/import-connections.server";
-import { recheckHeld } from "../fulfilment/recheck.server";
+import { recheckHeld } from "../orders/recheck.server";
 import { logger } from "../logger.server";
 import { svcClientForAccount } from "../svc/client.server";
 import { errorMessage } from "../jobs/queue.server";

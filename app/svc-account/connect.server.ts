@@ -26,7 +26,7 @@ import {
 } from "../svc/errors";
 import { TOKEN_REQUEST_INTERVAL_MS } from "../svc/tokens.server";
 import { startImport } from "../catalog/import-connections.server";
-import { recheckHeld } from "../fulfilment/recheck.server";
+import { recheckHeld } from "../orders/recheck.server";
 import { followAccount } from "./follow.server";
 
 /** A refusal the merchant can act on; `field` names the form field it belongs to. */

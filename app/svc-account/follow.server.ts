@@ -16,7 +16,7 @@
  * back later like any other.
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { addTimelineMany } from "../fulfilment/timeline.server";
+import { addTimelineMany } from "../orders/timeline.server";
 import type { Db } from "../jobs/queue.server";
 
 /** The order flag of an order whose service account is not connected. */

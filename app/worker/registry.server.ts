@@ -13,7 +13,7 @@ import {
 import { catalogHandlers, catalogRecurringJobs } from "../catalog/jobs.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "../connections/bulk-connect.server";
 import { disputeHandlers, disputeRecurringJobs } from "../disputes/jobs.server";
-import { productionDeps } from "../fulfilment/deps.server";
+import { productionDeps } from "../orders/deps.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
 import type { JobHandler, RecurringJob } from "../jobs/handler";

@@ -15,7 +15,7 @@ import { flagWords, plainMessage, stepWords } from "../../app/admin/plain-words"
 import { repairCardData } from "../../app/repair/page.server";
 import { scheduledText, shopClock } from "../../app/admin/order-states";
 import { stateLabelOf } from "../../app/orders/states";
-import { recheckHeld, SETTINGS_CAUSES } from "../../app/fulfilment/recheck.server";
+import { recheckHeld, SETTINGS_CAUSES } from "../../app/orders/recheck.server";
 import { detectNotices } from "../../app/notify/notices.server";
 import { getSettings, updateSettings } from "../../app/settings.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";

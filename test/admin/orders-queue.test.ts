@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bulkOrdersHandler, latestBulkRun, startBulkRun } from "../../app/admin/bulk-orders.server";
 import { listOrders, marginUsd } from "../../app/admin/orders.server";
 import { fits, fittingActions } from "../../app/admin/order-fit";
-import { orderFacts } from "../../app/fulfilment/order-facts";
+import { orderFacts } from "../../app/orders/facts";
 import type { JobContext } from "../../app/jobs/handler";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";

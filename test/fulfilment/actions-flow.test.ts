@@ -12,7 +12,7 @@ import {
   releaseOrder,
   retryOrder,
 } from "../../app/fulfilment/actions.server";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import { handlers } from "../../app/worker/registry.server";
 import { Worker } from "../../app/worker/worker.server";
 import { updateSettings } from "../../app/settings.server";

@@ -15,9 +15,9 @@ import {
   releaseOrder,
   retryOrder,
 } from "../../app/fulfilment/actions.server";
-import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
-import { recheckHeld } from "../../app/fulfilment/recheck.server";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import type { FulfilmentDeps } from "../../app/orders/deps.server";
+import { recheckHeld } from "../../app/orders/recheck.server";
+import { JOB } from "../../app/orders/schedule.server";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
 
 const SHOP = "actions.myshopify.com";

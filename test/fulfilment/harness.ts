@@ -12,7 +12,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { Session } from "@shopify/shopify-api";
 import { prisma } from "../../app/db.server";
 import { fulfilmentHandlers } from "../../app/fulfilment/handlers.server";
-import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
+import type { FulfilmentDeps } from "../../app/orders/deps.server";
 import { handlers } from "../../app/worker/registry.server";
 import { catalogHandlers } from "../../app/catalog/jobs.server";
 import { Worker } from "../../app/worker/worker.server";

@@ -16,9 +16,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cancelOrder } from "../../app/fulfilment/actions.server";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
 import { payAccount } from "../../app/fulfilment/pay.server";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import { enqueue } from "../../app/jobs/queue.server";
-import { recheckHeld, SETTINGS_CAUSES } from "../../app/fulfilment/recheck.server";
+import { recheckHeld, SETTINGS_CAUSES } from "../../app/orders/recheck.server";
 import { labelModeReason, updateSettings } from "../../app/settings.server";
 import { type ServiceSim, startServiceSim } from "../sim/service/index";
 import {

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import type { ShopOrderLine as LineRow } from "@prisma/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { releaseOrder } from "../../app/fulfilment/actions.server";
-import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
+import type { FulfilmentDeps } from "../../app/orders/deps.server";
 import { orderNumberFor } from "../../app/fulfilment/model";
 import {
   buildCreateRequest,
@@ -24,7 +24,7 @@ import {
   protectedDataMessage,
   receiveShopOrder,
 } from "../../app/fulfilment/place.server";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
 import { DEFAULT_SETTINGS, type ShopSettings, updateSettings } from "../../app/settings.server";
 import type { ShopOrder as ShopifyOrder } from "../../app/shop/gateway.server";

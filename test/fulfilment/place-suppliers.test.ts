@@ -6,7 +6,7 @@
  * facts about the first supplier, or no backup that fits, the line stays with the first.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recheckHeld } from "../../app/fulfilment/recheck.server";
+import { recheckHeld } from "../../app/orders/recheck.server";
 import { type Harness, prisma, startHarness } from "./harness";
 
 let h: Harness;

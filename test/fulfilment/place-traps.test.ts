@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { missingProvince, placeOrder, receiveShopOrder } from "../../app/fulfilment/place.server";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import {
   getSettings,
   LABEL_MODE_REFUSED,

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settingsAction, parseRates } from "../../app/admin/settings-page.server";
 import { refreshRates } from "../../app/fx/rates.server";
-import { schedulePlace } from "../../app/fulfilment/schedule.server";
+import { schedulePlace } from "../../app/orders/schedule.server";
 import { updateSettings } from "../../app/settings.server";
 import { type FxSim, startFxSim } from "../sim/fx/server";
 import { type Harness, prisma, startHarness } from "./harness";

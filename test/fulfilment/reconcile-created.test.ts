@@ -6,9 +6,9 @@
  * balance read, which is stored, and the unreachable ones are placed again.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
+import type { FulfilmentDeps } from "../../app/orders/deps.server";
 import { CREATED_WATCH_AFTER_MS, reconcileAccount } from "../../app/fulfilment/reconcile.server";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 
 let h: Harness;

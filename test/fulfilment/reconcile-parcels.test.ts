@@ -6,9 +6,9 @@
  * of its fields), a lookup racing the event that brings the id, and what is never looked at.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
+import type { FulfilmentDeps } from "../../app/orders/deps.server";
 import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import type { OrderRecord } from "../../app/svc/orders.server";
 import { type Harness, prisma, startHarness } from "./harness";
 import { type PaidOrder, paidOrders, splitPaidOrder, waitingTrackJobs } from "./track-helpers";

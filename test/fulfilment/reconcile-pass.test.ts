@@ -7,9 +7,9 @@
  * is over. Other accounts' and shops' orders are never touched.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { FulfilmentDeps } from "../../app/fulfilment/deps.server";
+import type { FulfilmentDeps } from "../../app/orders/deps.server";
 import { reconcileAccount, reconcileAll } from "../../app/fulfilment/reconcile.server";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import { trackOrder } from "../../app/fulfilment/track.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, prisma, startHarness } from "./harness";

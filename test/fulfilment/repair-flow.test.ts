@@ -12,7 +12,7 @@ import {
   restAddressFingerprint,
   withRecipient,
 } from "../../app/repair/recipient";
-import { schedulePay } from "../../app/fulfilment/schedule.server";
+import { schedulePay } from "../../app/orders/schedule.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 

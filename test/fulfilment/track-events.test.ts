@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import { onSvcEvent, svcEventIdle, trackHinted } from "../../app/fulfilment/track.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";

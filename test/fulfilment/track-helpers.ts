@@ -3,7 +3,7 @@
  * placed → paid at the service simulator), the track jobs waiting for an order, and a record of
  * the service as getOrderDetailBatch gives it.
  */
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import { updateSettings } from "../../app/settings.server";
 import type { OrderRecord } from "../../app/svc/orders.server";
 import type { SimOrder } from "../sim/service/index";

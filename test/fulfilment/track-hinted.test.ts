@@ -5,7 +5,7 @@
  * shop's parcel named by an event does not reach this shop's orders.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import { onSvcEvent, trackHinted } from "../../app/fulfilment/track.server";
 import { type Harness, prisma, startHarness } from "./harness";
 import { type PaidOrder, paidOrders, splitPaidOrder, waitingTrackJobs } from "./track-helpers";

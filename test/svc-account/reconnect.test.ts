@@ -6,9 +6,9 @@
  * orders say what to do. Against the service simulator over HTTP, with the real worker.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { scheduleTrackHints } from "../../app/fulfilment/schedule.server";
+import { scheduleTrackHints } from "../../app/orders/schedule.server";
 import { enqueue } from "../../app/jobs/queue.server";
-import { JOB } from "../../app/fulfilment/schedule.server";
+import { JOB } from "../../app/orders/schedule.server";
 import { ACCOUNT_GONE_FLAG, followAccount } from "../../app/svc-account/follow.server";
 import { connectApiKey } from "../../app/svc-account/connect.server";
 import { releaseAccount } from "../../app/svc-account/webhooks.server";

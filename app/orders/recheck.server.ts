@@ -11,7 +11,7 @@ import { getSettings, labelModeReason } from "../settings.server";
 import { compareMoney, toMoney } from "../svc/decimal";
 import { costGuardReason } from "./cost-guard";
 import { addTimeline } from "./timeline.server";
-import type { ReasonCode } from "../orders/states";
+import type { ReasonCode } from "./states";
 import { schedulePay, schedulePlace } from "./schedule.server";
 
 /** What a re-check of one cause schedules: a place job per order, or a pay run per account. */
