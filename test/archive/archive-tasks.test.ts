@@ -698,6 +698,12 @@ describe("askAndQueue", () => {
     expect(batches.flat().sort()).toEqual([...ids].sort());
     const t = await prisma.archiveTask.findFirstOrThrow();
     expect(t.orderId).toBe(orders.find((o) => o.svcOrderId === paid)!.id);
+    // Orders never placed at the service: nothing to ask.
+    const unplaced = await shopOrder({ svcOrderId: null });
+    const calls = sim.calls().length;
+    expect(await askAndQueue(prisma, fx.client, SHOP, "warehouse_photo", [unplaced.id])).toBe(0);
+    expect(await askAndQueue(prisma, fx.client, SHOP, "proof_of_delivery", [])).toBe(0);
+    expect(sim.calls()).toHaveLength(calls);
   });
 });
 
