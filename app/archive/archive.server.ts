@@ -170,7 +170,7 @@ export async function askAndQueue(
           }));
     for (const f of found) {
       const orderId = f.orderId ? byService.get(f.orderId) : undefined;
-      if (!orderId || f.urls.length === 0) continue;
+      if (!orderId) continue;
       queued += await queueArchive(db, { shopDomain, orderId, purpose, urls: f.urls });
     }
   }
@@ -237,7 +237,7 @@ export async function orderFiles(db: PrismaClient, shop: string, orderId: string
     }),
     db.archiveTask.findMany({
       where: { shopDomain: shop, orderId },
-      select: { purpose: true, doneAt: true, lastError: true, attempts: true },
+      select: { doneAt: true, lastError: true },
     }),
   ]);
   return {

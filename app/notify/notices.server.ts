@@ -267,7 +267,7 @@ export async function sendDigest(
       });
       const waiting = await tx.notice.findMany({
         where: { shopDomain: shop, digestId: null },
-        select: { id: true, kind: true, key: true, text: true, orderId: true },
+        select: { id: true },
         orderBy: { createdAt: "asc" },
       });
       if (waiting.length === 0) return null;
