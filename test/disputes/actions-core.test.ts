@@ -675,16 +675,16 @@ describe("openDispute", () => {
 });
 
 describe("replies and cancels", () => {
-  let order: Awaited<ReturnType<DisputeFixture["paidOrder"]>>;
-  let disputeId: string;
-  beforeAll(async () => {
-    order = await f.paidOrder();
-    disputeId = (await openDispute(prisma, f.client, f.account, app.url, baseInput(order)))
-      .disputeId;
-  });
-  const reply = (over: Partial<Parameters<typeof replyToDispute>[4]> = {}) =>
+  // Opened by the first test that needs it, not in a hook: the use case's code would then
+  // count as run by every test of the file (a static mutant, for the mutation run).
+  let opened: string | undefined;
+  const theDispute = async () =>
+    (opened ??= (
+      await openDispute(prisma, f.client, f.account, app.url, baseInput(await f.paidOrder()))
+    ).disputeId);
+  const reply = async (over: Partial<Parameters<typeof replyToDispute>[4]> = {}) =>
     replyToDispute(prisma, f.client, f.account, app.url, {
-      id: disputeId,
+      id: await theDispute(),
       text: "Here is the box.",
       clientKey: key(),
       files: [],
@@ -742,6 +742,7 @@ describe("replies and cancels", () => {
   });
 
   it("sends a reply once per form, trimmed, and marks the dispute read", async () => {
+    const disputeId = await theDispute();
     await prisma.dispute.update({ where: { id: disputeId }, data: { unread: true } });
     const row = await rowOf(disputeId);
     const form = { text: "  Here is the box.  ", clientKey: key() };
@@ -761,6 +762,7 @@ describe("replies and cancels", () => {
   });
 
   it("the same form sent twice at the same moment is sent once", async () => {
+    const disputeId = await theDispute();
     const row = await rowOf(disputeId);
     const sim = simDispute(row.svcDisputeId);
     const before = sim.messages.length;
@@ -772,6 +774,7 @@ describe("replies and cancels", () => {
   });
 
   it("keeps the attachments on its own message while the service has not listed it", async () => {
+    const disputeId = await theDispute();
     const row = await rowOf(disputeId);
     const before = simDispute(row.svcDisputeId).messages.length;
     f.svc.setFaults({ ops: ["getDisputeList"], rate5xx: 1 });
@@ -811,6 +814,7 @@ describe("replies and cancels", () => {
   });
 
   it("a reply whose outcome is unknown keeps its lock: the same form sends nothing more", async () => {
+    const disputeId = await theDispute();
     const row = await rowOf(disputeId);
     const sim = simDispute(row.svcDisputeId);
     const before = sim.messages.length;
@@ -932,6 +936,7 @@ describe("replies and cancels", () => {
   });
 
   it("refreshOne reads only a service id", async () => {
+    const disputeId = await theDispute();
     const lists = calls("getDisputeList").length;
     for (const id of ["pending:bd-1", "12a", "a12", ""])
       await refreshOne(prisma, f.client, f.account, id);

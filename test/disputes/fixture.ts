@@ -51,7 +51,7 @@ export async function disputeFixture(
     prisma,
     clock: simClock(svc),
     timeoutMs: opts.clientTimeoutMs ?? 5_000,
-    retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 },
+    retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 50 },
     retrySleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   });
   const vids = [...svc.state.catalog.variantByVid.values()]
