@@ -366,6 +366,9 @@ describe("syncRecord", () => {
       where: { id: elsewhere.id },
       data: { shopDomain: "another-shop.myshopify.com" },
     });
+    await prisma.shipment.create({
+      data: { orderId: elsewhere.id, svcOrderId: elsewhere.svcOrderId },
+    });
     const e = putDispute(f, elsewhere);
     await sync(e.id);
     expect((await rowOf(e.id)).orderId).toBeNull();
@@ -441,6 +444,32 @@ describe("syncRecord", () => {
   });
 });
 
+describe("a dispute whose messages name no order", () => {
+  it("is stored without an order, and claims no row", async () => {
+    const order = await f.paidOrder();
+    // A shop order and a waiting row that know no service order either.
+    const unplaced = await prisma.shopOrder.create({
+      data: { shopDomain: SHOP, shopifyOrderId: `u-${++seq}`, orderNumber: `unplaced-${seq}` },
+    });
+    const w = await prisma.dispute.create({
+      data: {
+        shopDomain: SHOP,
+        svcAccountId: f.account.id,
+        svcDisputeId: `pending:bd-none-${++seq}`,
+        status: "Sent",
+        svcCreatedAt: new Date(),
+      },
+    });
+    const d = putDispute(f, order);
+    for (const m of d.messages) m.orderId = "";
+    expect(await sync(d.id)).toMatchObject({ created: true });
+    const row = await rowOf(d.id);
+    expect(row).toMatchObject({ orderId: null, svcOrderId: null });
+    expect(row.id).not.toBe(w.id);
+    expect(unplaced.id).not.toBe(row.orderId);
+  });
+});
+
 describe("claiming the app's own row", () => {
   async function waiting(order: Order, text: string, at: Date) {
     return prisma.dispute.create({
@@ -482,10 +511,14 @@ describe("claiming the app's own row", () => {
     expect((await prisma.dispute.findUniqueOrThrow({ where: { id: a.id } })).svcDisputeId).toMatch(
       /^pending:/,
     );
-    // No text matches: the oldest waiting row is taken.
+    // No text matches: the oldest waiting row is taken (not the first written).
+    const older = await waiting(order, "Yet another.", new Date(Date.now() - 120_000));
     const e = putDispute(f, order, {}, "Something else");
     expect(await sync(e.id)).toMatchObject({ created: false, changed: true });
-    expect((await rowOf(e.id)).id).toBe(a.id);
+    expect((await rowOf(e.id)).id).toBe(older.id);
+    const e2 = putDispute(f, order, {}, "Something else again");
+    expect(await sync(e2.id)).toMatchObject({ created: false, changed: true });
+    expect((await rowOf(e2.id)).id).toBe(a.id);
     // Nothing waits any more: a new row.
     const g = putDispute(f, order, {}, "Third");
     expect(await sync(g.id)).toMatchObject({ created: true, changed: false });
@@ -574,8 +607,9 @@ describe("syncDisputes", () => {
     expect(Number(windows[0]!.startDate)).toBe(
       Number(windows.at(-1)!.endDate) - HISTORY_DAYS * DAY - 2,
     );
-    // Overlapping by a day.
+    // Overlapping by a day, 50 a page.
     expect(Number(windows[1]!.startDate)).toBe(Number(windows[0]!.endDate) - DAY);
+    expect(windows.every((w) => (w as { pageSize?: string }).pageSize === "50")).toBe(true);
     expect(await prisma.dispute.count({ where: { shopDomain: WALK_SHOP } })).toBe(4);
     for (const d of [old, ancient])
       expect((await g.client.disputes.list({ disputeId: Number(d.id) })).items).toHaveLength(1);
