@@ -128,13 +128,15 @@ const messageText = (empty: string) =>
         .refine((t) => storedReplyText(t) !== "", "Emoji are removed by the service: add words"),
     );
 
-const openSchema = z.object({
-  reasonId: z.coerce.number().int().positive("Choose a reason"),
-  expectType: z.enum(["1", "2"], "Choose a refund or a reissue").transform(Number),
-  refundType: z.enum(["1", "2"], "Choose where the refund goes").transform(Number),
-  text: messageText("Say what went wrong"),
-  clientKey: z.string().min(8).max(64),
-});
+/** Built per call (cheap), as replySchema: nothing of the module runs on import but constants. */
+const openSchema = () =>
+  z.object({
+    reasonId: z.coerce.number().int().positive("Choose a reason"),
+    expectType: z.enum(["1", "2"], "Choose a refund or a reissue").transform(Number),
+    refundType: z.enum(["1", "2"], "Choose where the refund goes").transform(Number),
+    text: messageText("Say what went wrong"),
+    clientKey: z.string().min(8).max(64),
+  });
 
 export interface OpenInput {
   orderId: string;
@@ -201,7 +203,7 @@ export async function openDispute(
   appUrl: string,
   input: OpenInput,
 ): Promise<{ disputeId: string; already: boolean }> {
-  const parsed = openSchema.safeParse(input);
+  const parsed = openSchema().safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new DisputeInputError(issue.message, String(issue.path[0] ?? "form"));
@@ -403,10 +405,11 @@ async function ownDispute(db: PrismaClient, shop: string, id: string) {
   return d;
 }
 
-const replySchema = z.object({
-  text: messageText("Write a message"),
-  clientKey: z.string().min(8).max(64),
-});
+const replySchema = () =>
+  z.object({
+    text: messageText("Write a message"),
+    clientKey: z.string().min(8).max(64),
+  });
 
 /**
  * Replies to a dispute: once per form key (a `pending:` message row is the lock), through
@@ -419,7 +422,7 @@ export async function replyToDispute(
   appUrl: string,
   input: { id: string; text: string; clientKey: string; files: File[]; addresses: string[] },
 ): Promise<{ sent: boolean; already: boolean }> {
-  const parsed = replySchema.safeParse(input);
+  const parsed = replySchema().safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new DisputeInputError(issue.message, String(issue.path[0] ?? "form"));
