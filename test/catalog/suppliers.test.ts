@@ -266,4 +266,14 @@ describe("routing an order's lines at the service", () => {
     expect(await routed(SHOP, "r3-var")).toBeNull();
     expect(await routed(SHOP, "r3-nopid")).toBe(b.vids[1]);
   });
+
+  it("a line of a connected variant not mapped to a catalog variant yet is left alone", async () => {
+    await connection(SHOP, "r4-var", { pid: a.pid, vid: a.vids[0]! }, b.vids[0]!);
+    await backup(SHOP, "r4-var", 1, b.vids[0]!, b.pid);
+    const id = await orderWith(SHOP, [{ variant: "r4-var", vid: null }]);
+    const before = creates().length;
+    expect(await routeLines(prisma, fx.client, SHOP, id, "SvcPacket Ordinary", "CN")).toBe(0);
+    expect(creates().length - before).toBe(0);
+    expect(await routed(SHOP, "r4-var")).toBe(b.vids[0]);
+  });
 });
