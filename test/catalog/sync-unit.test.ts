@@ -7,9 +7,11 @@
  * untracked and unknown variants, another shop's rows, more rows than one page, and a stop.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Session } from "@shopify/shopify-api";
 import { priceFor } from "../../app/catalog/pricing";
 import { SYNC_PAGE, syncShop } from "../../app/catalog/sync.server";
 import { getSettings, updateSettings } from "../../app/settings.server";
+import { sessionStorage } from "../../app/shopify.server";
 import type { SimProduct } from "../sim/shop/server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
 
@@ -489,5 +491,111 @@ describe("a removed variant back at another cost", () => {
     expect(r.flag).toBeNull();
     expect(r.pricedFromUsd?.toFixed(2)).toBe("12.00");
     expect(shopVariant(p, 0).price).toBe("24.99");
+  });
+});
+
+describe("more edges", () => {
+  it("a backup nothing is known of adds no stock", async () => {
+    await settings();
+    const p = shopProduct([{ inventory: 0 }]);
+    await fact("su13-first", "su13-p", { stock: { CN: 3 } });
+    await connect(p, 0, "su13-p", "su13-first");
+    await prisma.backupSupplier.create({
+      data: {
+        shopDomain: h.shopDomain,
+        shopifyVariantId: String(p.variants[0]!.legacyId),
+        position: 1,
+        svcProductId: "su13-bp",
+        svcVid: "su13-unknown",
+      },
+    });
+    expect(await run(["su13-p"])).toEqual(counts({ variants: 1, stockSet: 1 }));
+    expect(shopVariant(p, 0).available).toBe(3);
+  });
+
+  it("a removed variant stays flagged on the passes after", async () => {
+    await settings();
+    const p = shopProduct([{ inventory: 0 }]);
+    await fact("su14-v", "su14-p", { stock: { CN: 5 }, removed: true });
+    await connect(p, 0, "su14-p", "su14-v");
+    expect(await run(["su14-p"])).toEqual(counts({ variants: 1, flagged: 1 }));
+    const first = await row(p, 0);
+    expect(first.flag).toBe("removed");
+    expect(await run(["su14-p"])).toEqual(counts({ variants: 1 }));
+    expect(await row(p, 0)).toMatchObject({ flag: "removed", flaggedAt: first.flaggedAt });
+  });
+
+  it("another shop's backup under the product does not bring this shop's variant of another product", async () => {
+    await settings();
+    const p = shopProduct([{ inventory: 0 }]);
+    await fact("su15-v", "su15-mine", { stock: { CN: 5 } });
+    await connect(p, 0, "su15-mine", "su15-v");
+    await prisma.backupSupplier.create({
+      data: {
+        shopDomain: OTHER,
+        shopifyVariantId: String(p.variants[0]!.legacyId),
+        position: 1,
+        svcProductId: "su15-p",
+        svcVid: "su15-theirs",
+      },
+    });
+    expect(await run(["su15-p"])).toEqual(counts({}));
+    expect(shopVariant(p, 0).available).toBe(0);
+  });
+
+  it("a shop in a currency without a USD rate: said, and a moved cost is only flagged", async () => {
+    const domain = "sync-unit-eur.myshopify.com";
+    const { accessToken } = h.shop.addShop(domain, { currency: "EUR" });
+    await sessionStorage.storeSession(
+      new Session({
+        id: `offline_${domain}`,
+        shop: domain,
+        state: "state",
+        isOnline: false,
+        accessToken,
+        scope: "read_orders,write_merchant_managed_fulfillment_orders",
+      }),
+    );
+    expect((await updateSettings(prisma, domain, { ...SETTINGS, fromCountryCode: "CN" })).ok).toBe(
+      true,
+    );
+    const p = h.shop.addProduct(domain, {
+      title: "Euro mug",
+      variants: [{ sku: "EUR-1", price: "20.99", title: "Mug" }],
+    });
+    await fact("su16-v", "su16-p", { cost: "15.00" });
+    const variant = String(p.variants[0]!.legacyId);
+    await prisma.productConnection.create({
+      data: {
+        shopDomain: domain,
+        shopifyProductId: String(p.legacyId),
+        shopifyVariantId: variant,
+        svcProductId: "su16-p",
+        svcVid: "su16-v",
+        pricedFromUsd: "10.00",
+        shopPrice: "20.99",
+        inventoryItemId: "gid://x/5",
+        stockSet: 0,
+      },
+    });
+    const out = await syncShop({
+      db: prisma,
+      shop: domain,
+      gateway: await h.deps.shopFor(domain),
+      pids: ["su16-p"],
+      fxRatesUrl: "",
+    });
+    expect(out).toEqual(
+      counts({
+        variants: 1,
+        flagged: 1,
+        notes: ["No USD rate for EUR: prices are not changed."],
+      }),
+    );
+    const r = await prisma.productConnection.findUniqueOrThrow({
+      where: { shopDomain_shopifyVariantId: { shopDomain: domain, shopifyVariantId: variant } },
+    });
+    expect(r).toMatchObject({ flag: "cost_change", shopPrice: "20.99" });
+    expect(h.shop.products(domain)[0]!.variants[0]!.price).toBe("20.99");
   });
 });
