@@ -271,7 +271,8 @@ async function syncPage(
           data: {
             pricedFromUsd: p.price!.costUsd,
             shopPrice: p.price!.price,
-            flag: p.row.flag === "cost_change" ? null : p.row.flag,
+            // A removed variant back at a moved cost: re-priced, and no longer flagged.
+            flag: p.unflag || p.row.flag === "cost_change" ? null : p.row.flag,
             syncedAt: at,
           },
         }),

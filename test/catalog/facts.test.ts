@@ -311,3 +311,90 @@ describe("refreshing from the service", () => {
     }
   });
 });
+
+describe("at the edges", () => {
+  it("ids in nested arrays count their depth too: 4 levels are read, 5 not", () => {
+    const inArrays = (depth: number): unknown =>
+      depth === 0 ? { pid: "deep" } : [inArrays(depth - 1)];
+    expect(catalogIdsFromParams(inArrays(4)).pids).toEqual(["deep"]);
+    expect(catalogIdsFromParams(inArrays(5)).pids).toEqual([]);
+  });
+
+  it("a product without a name is stored with an empty one", async () => {
+    const at = new Date("2026-11-27T12:00:00Z");
+    expect(
+      await storeDetail(
+        prisma,
+        { pid: "FP-noname", variants: [{ vid: "FV-noname" }] } as unknown as ProductDetail,
+        at,
+      ),
+    ).toBe(1);
+    expect(
+      await prisma.catalogVariant.findUniqueOrThrow({ where: { vid: "FV-noname" } }),
+    ).toMatchObject({ productName: "", productImage: null, supplierName: null, removed: false });
+  });
+
+  it("a removed product marks only its own variants, known or connected, whatever else is connected", async () => {
+    const x = products[11]!;
+    await refreshFacts(prisma, fx.client, [x.pid], { now: () => 3000 });
+    // A bystander: another product's known variant, and another product's connection and backup.
+    await prisma.catalogVariant.create({
+      data: { vid: "bystander", pid: "other-product", productName: "Other" },
+    });
+    await prisma.productConnection.createMany({
+      data: [
+        // A connection to a variant already known: it stays as it is known, removed.
+        {
+          shopDomain: "facts-edges.myshopify.com",
+          shopifyProductId: "2",
+          shopifyVariantId: "21",
+          svcProductId: x.pid,
+          svcVid: x.vids[0]!,
+        },
+        {
+          shopDomain: "facts-edges.myshopify.com",
+          shopifyProductId: "2",
+          shopifyVariantId: "22",
+          svcProductId: x.pid,
+          svcVid: "x-only-connected",
+        },
+        {
+          shopDomain: "facts-edges.myshopify.com",
+          shopifyProductId: "3",
+          shopifyVariantId: "31",
+          svcProductId: "other-product",
+          svcVid: "other-connected",
+        },
+      ],
+    });
+    await prisma.backupSupplier.create({
+      data: {
+        shopDomain: "facts-edges.myshopify.com",
+        shopifyVariantId: "31",
+        position: 1,
+        svcProductId: "other-product",
+        svcVid: "other-backup",
+      },
+    });
+    sim.removeProduct(x.pid);
+    expect(await refreshFacts(prisma, fx.client, [x.pid], { now: () => 4000 })).toEqual({
+      products: 0,
+      variants: 0,
+      removedProducts: 1,
+      fresh: 0,
+    });
+    const mine = await prisma.catalogVariant.findMany({ where: { pid: x.pid } });
+    expect(mine.map((r) => r.vid).sort()).toEqual([...x.vids, "x-only-connected"].sort());
+    for (const r of mine) expect(r).toMatchObject({ removed: true, checkedAt: new Date(4000) });
+    expect(mine.find((r) => r.vid === "x-only-connected")!.productName).toBe("");
+    expect(mine.find((r) => r.vid === x.vids[0])!.productName).not.toBe("");
+    expect(
+      await prisma.catalogVariant.findUniqueOrThrow({ where: { vid: "bystander" } }),
+    ).toMatchObject({ removed: false, pid: "other-product" });
+    expect(
+      await prisma.catalogVariant.count({
+        where: { vid: { in: ["other-connected", "other-backup"] } },
+      }),
+    ).toBe(0);
+  });
+});

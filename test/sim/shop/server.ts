@@ -141,7 +141,8 @@ export interface ShopSim {
   oauth: OAuthSim;
   addShop(
     domain: string,
-    opts?: { accessToken?: string; ianaTimezone?: string },
+    /** currency: the shop's currency (default USD). */
+    opts?: { accessToken?: string; ianaTimezone?: string; currency?: string },
   ): { domain: string; accessToken: string };
   /** Replaces the shop's installed token (the old one then gets 401). */
   rotateToken(domain: string, accessToken?: string): string;
@@ -378,7 +379,7 @@ export async function startShopSim(
       shops.set(d, {
         domain: d,
         accessToken,
-        currency: "USD",
+        currency: o.currency ?? "USD",
         // A shop's zone is rarely UTC: the sandbox and tests see times converted.
         ianaTimezone: o.ianaTimezone ?? "America/New_York",
         products: new Map(),
