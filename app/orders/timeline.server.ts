@@ -3,6 +3,7 @@
  * service's requestId, an error code and a message). Messages are built by the pipeline from
  * typed errors, which never carry tokens; customer data is never written here.
  */
+import type { Prisma } from "@prisma/client";
 import type { Db } from "../jobs/queue.server";
 import { SvcError } from "../svc/errors";
 import { ShopError } from "../shop/errors";
@@ -19,33 +20,29 @@ export interface TimelineInput {
 }
 
 export async function addTimeline(db: Db, orderId: string, e: TimelineInput): Promise<void> {
-  await db.timelineEntry.create({
-    data: {
-      orderId,
-      step: e.step,
-      outcome: e.outcome,
-      message: e.message?.slice(0, 1000) ?? null,
-      requestId: e.requestId ?? null,
-      errorCode: e.errorCode == null ? null : String(e.errorCode),
-      ...(e.at ? { at: e.at } : {}),
-    },
-  });
+  await db.timelineEntry.create({ data: timelineRow(orderId, e) });
+}
+
+/** The row of one entry (also written by `transition`, in the transaction of the change). */
+export function timelineRow(
+  orderId: string,
+  e: TimelineInput,
+): Prisma.TimelineEntryCreateManyInput {
+  return {
+    orderId,
+    step: e.step,
+    outcome: e.outcome,
+    message: e.message?.slice(0, 1000) ?? null,
+    requestId: e.requestId ?? null,
+    errorCode: e.errorCode == null ? null : String(e.errorCode),
+    ...(e.at ? { at: e.at } : {}),
+  };
 }
 
 /** Many orders, one step (a payment batch). */
 export async function addTimelineMany(db: Db, orderIds: string[], e: TimelineInput): Promise<void> {
   if (orderIds.length === 0) return;
-  await db.timelineEntry.createMany({
-    data: orderIds.map((orderId) => ({
-      orderId,
-      step: e.step,
-      outcome: e.outcome,
-      message: e.message?.slice(0, 1000) ?? null,
-      requestId: e.requestId ?? null,
-      errorCode: e.errorCode == null ? null : String(e.errorCode),
-      ...(e.at ? { at: e.at } : {}),
-    })),
-  });
+  await db.timelineEntry.createMany({ data: orderIds.map((id) => timelineRow(id, e)) });
 }
 
 /** The timeline fields of an error: service code and requestId, or the shop error's code. */
