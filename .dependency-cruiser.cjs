@@ -3,7 +3,8 @@
  *
  *   ground      app/db/, app/svc/, app/shop/, app/jobs/, app/metrics/ and the plain services at
  *               app/'s root (config, logging, crypto, database client, shutdown, health)
- *   kernel      app/orders/ (the order's vocabulary) and app/settings.server.ts
+ *   kernel      app/orders/ (the order's vocabulary), app/page-kit/ (form parsing, bounded
+ *               service reads) and app/settings.server.ts
  *   capability  app/<capability>/: connections, catalog, shipping, fx, repair, archive,
  *               fulfilment, disputes, notify, svc-account, shops, inventory, admin, components
  *   edges       app/webhooks/ (intake), app/worker/ (job kind → handler), app/routes/, the
@@ -18,7 +19,7 @@ const GROUND = [
   "^app/(db|svc|shop|jobs|metrics)/",
   "^app/(config|crypto|db|logger|log-context|metrics|shutdown|draining|health|svc-partner)\\.server\\.ts$",
 ];
-const KERNEL = ["^app/orders/", "^app/settings\\.server\\.ts$"];
+const KERNEL = ["^app/orders/", "^app/page-kit/", "^app/settings\\.server\\.ts$"];
 const CAPABILITY = [
   "^app/(connections|catalog|shipping|fx|repair|archive|fulfilment|disputes|notify|svc-account|shops|inventory|admin|components|workqueue|billing|reports|extension-api|sandbox)/",
 ];

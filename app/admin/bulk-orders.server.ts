@@ -5,7 +5,7 @@
  * that survive a reload, and a rerun after a crash skips the orders already done. The form's
  * one-time key makes a double submit find the run the first one started.
  */
-import { orderName } from "./order-states";
+import { orderName } from "../orders/shop-time";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { enqueue } from "../jobs/queue.server";

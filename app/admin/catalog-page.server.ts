@@ -20,8 +20,8 @@ import {
   deadlineText,
   pageClientForShop,
   withinPageDeadline,
-} from "./page-reads.server";
-import { type FieldErrors, type IntentResult, parseForm } from "./forms.server";
+} from "../page-kit/page-reads.server";
+import { type FieldErrors, type IntentResult, parseForm } from "../page-kit/forms.server";
 
 export const CATALOG_PAGE_SIZE = 20;
 

@@ -3,7 +3,7 @@
  * health, the warnings that need the merchant, problems. The live balance is not awaited here:
  * the page shows it (and an outage it reveals) when it comes (see `liveBalance`).
  */
-import { orderName } from "./order-states";
+import { orderName } from "../orders/shop-time";
 import { isScheduled } from "../orders/states";
 import type { PrismaClient } from "@prisma/client";
 import { getSettings, type ShopSettings } from "../settings.server";
@@ -11,7 +11,7 @@ import type { DayBucket } from "../components/OrdersChart";
 import { WEBHOOK_GAP_THRESHOLD } from "../svc-account/kinds";
 import { accountStatus, balanceOf } from "./account.server";
 import { marginUsd, PROBLEM_STATES, shopTimeZone, stateCounts } from "./orders.server";
-import { flagWords, plainMessage } from "./plain-words";
+import { flagWords, plainMessage } from "../orders/plain-words";
 
 const DONE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
 const DAY = 86400_000;

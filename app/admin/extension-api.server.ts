@@ -4,7 +4,7 @@
  * pay now) for the action and the bulk action. Actions are bulk runs, the same use case as the
  * orders list (bulk-orders.server.ts): one key per click, so a double-sent request acts once.
  */
-import { orderName } from "./order-states";
+import { orderName } from "../orders/shop-time";
 import { isOrderState, STATE_SENTENCES, STATE_SERVICE_STATUS } from "../orders/states";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";

@@ -6,7 +6,7 @@ import { type FulfilmentDeps, productionDeps } from "../orders/deps.server";
 import { dismissProblem } from "../fulfilment/after-payment.server";
 import { requestPayment } from "../fulfilment/pay-now.server";
 import { isOrderState, PAID_STATES } from "../orders/states";
-import { parseForm } from "./forms.server";
+import { parseForm } from "../page-kit/forms.server";
 
 const actionForm = z.object({
   intent: z.enum(["retry", "hold", "release", "cancel", "pay-now", "dismiss"], "Unknown action"),

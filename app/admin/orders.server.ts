@@ -2,7 +2,7 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { shopGatewayFor } from "../shop/index.server";
-import { orderName, validZone } from "./order-states";
+import { orderName, validZone } from "../orders/shop-time";
 import { STATES, type OrderState, PROBLEM_STATES } from "../orders/states";
 
 export { STATES, PROBLEM_STATES, type OrderState };

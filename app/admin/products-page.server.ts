@@ -6,7 +6,7 @@ import { bulkConnectStatus, startBulkConnect } from "../connections/bulk-connect
 import type { ShopGateway } from "../shop/index.server";
 import { SvcError } from "../svc/index.server";
 import { accountOf, clientForShop, describeSvcError } from "./account.server";
-import { pageClientForShop, withinPageDeadline } from "./page-reads.server";
+import { pageClientForShop, withinPageDeadline } from "../page-kit/page-reads.server";
 import {
   connectOne,
   connectVariants,
@@ -26,7 +26,7 @@ import { fromUsd, marginPct } from "../catalog/pricing";
 import { getSettings, type ShopSettings } from "../settings.server";
 import { QUOTE_TTL_MS, quoteFor, quoteKey } from "../shipping/quote.server";
 import { svcClientForAccount, type FreightOption, type SvcClient } from "../svc/index.server";
-import { type FieldErrors, type IntentResult, parseForm } from "./forms.server";
+import { type FieldErrors, type IntentResult, parseForm } from "../page-kit/forms.server";
 
 const pageQuery = z.object({
   after: z.string().max(500).optional().catch(undefined),

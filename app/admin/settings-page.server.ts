@@ -8,7 +8,7 @@ import { z } from "zod";
 import { recheckHeld, SETTINGS_CAUSES } from "../orders/recheck.server";
 import { quoteFor } from "../shipping/quote.server";
 import { checkShipFrom, listWarehouses, type WarehouseList } from "../shipping/warehouses.server";
-import { deadlineText, PageDeadlineError, withinPageDeadline } from "./page-reads.server";
+import { deadlineText, PageDeadlineError, withinPageDeadline } from "../page-kit/page-reads.server";
 import { EVERYWHERE, REGIONS, rulesSchema, type ShippingRule } from "../shipping/rules";
 import type { FreightOption } from "../svc/orders.server";
 import { type ShopSettings, getSettings, settingsSchema, updateSettings } from "../settings.server";
@@ -24,7 +24,7 @@ import {
   registerWebhooks,
   startConnect,
 } from "./account.server";
-import { type FieldErrors, formObject, parseForm } from "./forms.server";
+import { type FieldErrors, formObject, parseForm } from "../page-kit/forms.server";
 import { configuredMailer } from "../notify/mailer.server";
 import { sendTestEmail } from "../notify/test-email.server";
 

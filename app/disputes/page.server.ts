@@ -1,5 +1,5 @@
 /** What the Disputes pages read: the list with its views, search and pages; one dispute. */
-import { orderName } from "../admin/order-states";
+import { orderName } from "../orders/shop-time";
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { CLOSED, dealText, isClosed } from "./sync.server";
 

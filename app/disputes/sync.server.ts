@@ -9,7 +9,7 @@
  * New support messages and status changes go on the order's timeline and into the merchant's
  * notification email (the "disputes" kind).
  */
-import { orderName } from "../admin/order-states";
+import { orderName } from "../orders/shop-time";
 import type { Dispute, Prisma, PrismaClient } from "@prisma/client";
 import { addTimeline } from "../orders/timeline.server";
 import { getSettings } from "../settings.server";

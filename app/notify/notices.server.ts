@@ -11,8 +11,8 @@
  * lost, is sent again as the same message (the digest is marked sent only once the server took
  * it).
  */
-import { orderName } from "../admin/order-states";
-import { flagWords } from "../admin/plain-words";
+import { orderName } from "../orders/shop-time";
+import { flagWords } from "../orders/plain-words";
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";

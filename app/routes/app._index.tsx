@@ -17,7 +17,7 @@ import {
 import { Suspense } from "react";
 import { requireAdmin } from "../pages/context.server";
 import { dashboardData, liveBalance } from "../admin/dashboard.server";
-import { PERIODS, shopDateTime } from "../admin/order-states";
+import { PERIODS, shopDateTime } from "../orders/shop-time";
 import { STATES } from "../orders/states";
 import { OrdersChart } from "../components/OrdersChart";
 import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";

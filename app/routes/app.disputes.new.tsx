@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { orderName } from "../admin/order-states";
+import { orderName } from "../orders/shop-time";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import {
   Banner,

@@ -20,7 +20,7 @@ import {
   deadlineText,
   pageClientForShop,
   withinPageDeadline,
-} from "../admin/page-reads.server";
+} from "../page-kit/page-reads.server";
 import { requireAdmin } from "../pages/context.server";
 import { Facts } from "../components/Facts";
 import { KeyboardDataTable } from "../components/KeyboardDataTable";

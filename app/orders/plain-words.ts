@@ -4,7 +4,7 @@
  * in messages become what they mean. Codes and request ids stay out of the sentences (the pages
  * keep them behind a "Technical details" disclosure, for support).
  */
-import { shopDateTime } from "./order-states";
+import { shopDateTime } from "./shop-time";
 
 const STEP_WORDS: Record<string, string> = {
   received: "Received",

@@ -11,7 +11,6 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { svcClientForAccount, type SvcClient } from "../svc/index.server";
-import { accountOf } from "./account.server";
 
 /** How long a page waits for all of its service reads together. */
 export const PAGE_READ_DEADLINE_MS = 2500;
@@ -28,7 +27,7 @@ export class PageDeadlineError extends Error {
 
 /** A client for a page's reads: short attempts, one quick retry. Null when not connected. */
 export async function pageClientForShop(db: PrismaClient, shop: string): Promise<SvcClient | null> {
-  const account = await accountOf(db, shop);
+  const account = await db.svcAccount.findUnique({ where: { shopDomain: shop } });
   if (!account) return null;
   return svcClientForAccount(account.id, {
     prisma: db,
