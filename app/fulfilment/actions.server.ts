@@ -7,7 +7,8 @@ import type { ShopOrder as OrderRow } from "@prisma/client";
 import { addLogContext } from "../log-context.server";
 import type { FulfilmentDeps } from "../orders/deps.server";
 import { numericId } from "./model";
-import { PAID_STATES } from "../orders/states";
+import { PAID_STATES, type OrderState } from "../orders/states";
+import { transition } from "../orders/transition.server";
 import { schedulePay, schedulePlace, scheduleTrack } from "../orders/schedule.server";
 import { stillHeld } from "../orders/recheck.server";
 import { addTimeline } from "../orders/timeline.server";
@@ -76,11 +77,12 @@ async function placeAgain(
   message: string,
 ): Promise<ActionResult> {
   const db = deps.prisma;
-  await db.shopOrder.update({
-    where: { id: o.id },
-    data: { state: "RECEIVED", reasonCode: null, reasonMessage: null },
+  await transition(db, o.id, {
+    to: "RECEIVED",
+    reason: null,
+    message: null,
+    timeline: { step, outcome: "info", message },
   });
-  await addTimeline(db, o.id, { step, outcome: "info", message });
   await schedulePlace(db, { orderId: o.id, shopDomain: o.shopDomain, key: key(deps) });
   return { ok: true, state: "RECEIVED" };
 }
@@ -94,18 +96,15 @@ async function resumeCreated(
 ): Promise<ActionResult> {
   const db = deps.prisma;
   const waiting = !o.svcOrderId;
-  await db.shopOrder.update({
-    where: { id: o.id },
-    data: {
-      state: "CREATED",
-      paymentBatchId: null,
-      reasonCode: waiting ? "waiting_connection" : null,
-      reasonMessage: waiting
-        ? "Waiting for the service order id (products to be connected at the service)."
-        : null,
-    },
+  await transition(db, o.id, {
+    to: "CREATED",
+    reason: waiting ? "waiting_connection" : null,
+    message: waiting
+      ? "Waiting for the service order id (products to be connected at the service)."
+      : null,
+    set: { paymentBatchId: null },
+    timeline: { step, outcome: "info", message },
   });
-  await addTimeline(db, o.id, { step, outcome: "info", message });
   if (!waiting && o.svcAccountId) {
     await schedulePay(db, {
       accountId: o.svcAccountId,
@@ -134,18 +133,19 @@ export async function holdOrder(
     return { ok: false, error: `The order is ${o.state}: it can no longer be held.` };
   }
   const message = `Held by the merchant${opts.note ? `: ${opts.note.slice(0, 200)}` : ""}. Release it to go on.`;
-  const n = await db.shopOrder.updateMany({
-    where: { id: o.id, state: o.state, paymentBatchId: null },
-    data: { state: "HELD", reasonCode: "merchant_hold", reasonMessage: message },
-  });
-  if (n.count === 0)
+  const moved = await transition(
+    db,
+    { id: o.id, paymentBatchId: null },
+    {
+      to: "HELD",
+      from: [o.state as OrderState],
+      reason: "merchant_hold",
+      message,
+      timeline: { step: "hold", outcome: "held", errorCode: "merchant_hold", message },
+    },
+  );
+  if (moved.length === 0)
     return { ok: false, error: "The order is being paid: it can no longer be held." };
-  await addTimeline(db, o.id, {
-    step: "hold",
-    outcome: "held",
-    errorCode: "merchant_hold",
-    message,
-  });
   return { ok: true, state: "HELD" };
 }
 
@@ -246,15 +246,12 @@ export async function cancelOrder(
         return "flagged" as const;
       }
     }
-    await tx.shopOrder.update({
-      where: { id: o.id },
-      data: {
-        state: "CANCELLED",
-        cancelledAt: now,
-        paymentBatchId: null,
-        reasonCode: opts.source === "shop" ? "cancelled_in_shop" : null,
-        reasonMessage: `${who} before payment${cur.svcOrderId ? ` (the unpaid service order ${cur.svcOrderId} is left as it is)` : ""}.`,
-      },
+    await transition(tx, o.id, {
+      to: "CANCELLED",
+      reason: opts.source === "shop" ? "cancelled_in_shop" : null,
+      message: `${who} before payment${cur.svcOrderId ? ` (the unpaid service order ${cur.svcOrderId} is left as it is)` : ""}.`,
+      set: { cancelledAt: now, paymentBatchId: null },
+      timeline: { step: "cancel", outcome: "ok", message: `${who} before payment.` },
     });
     return "cancelled" as const;
   });
@@ -268,6 +265,5 @@ export async function cancelOrder(
     });
     return { ok: true, state: o.state, note: "flagged: payment under way" };
   }
-  await addTimeline(db, o.id, { step: "cancel", outcome: "ok", message: `${who} before payment.` });
   return { ok: true, state: "CANCELLED" };
 }

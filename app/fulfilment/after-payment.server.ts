@@ -8,6 +8,7 @@ import type { OrderRecord } from "../svc/orders.server";
 import type { Db } from "../jobs/queue.server";
 import { PAID_STATES } from "../orders/states";
 import { addTimeline } from "../orders/timeline.server";
+import { transition } from "../orders/transition.server";
 
 export type AfterPaymentFlag =
   | "svc_cancelled"
@@ -88,22 +89,27 @@ export async function dismissProblem(
   // A finished order (cancelled, closed or returned at the service) leaves the pipeline: it is
   // not polled again; an abnormal parcel goes on being tracked.
   const finished = FINISHED_FLAGS.includes(o.flag as AfterPaymentFlag);
-  const n = await db.shopOrder.updateMany({
-    where: { id: o.id, flag: o.flag },
-    data: finished
-      ? {
-          flag: null,
-          state: "CANCELLED",
-          reasonMessage: `Ended at the service after payment (${o.flag}); handled by the merchant.`,
-        }
-      : { flag: null, reasonMessage: null },
-  });
-  if (n.count === 0)
-    return { ok: false, error: "The order changed meanwhile: reload and try again." };
-  await addTimeline(db, o.id, {
+  const entry = {
     step: "after-payment",
     outcome: "info",
     message: `Marked as handled by the merchant (${o.flag}).`,
-  });
+  } as const;
+  const where = { id: o.id, flag: o.flag };
+  let moved: number;
+  if (finished) {
+    const ids = await transition(db, where, {
+      to: "CANCELLED",
+      message: `Ended at the service after payment (${o.flag}); handled by the merchant.`,
+      set: { flag: null },
+      timeline: entry,
+    });
+    moved = ids.length;
+  } else {
+    moved = (await db.shopOrder.updateMany({ where, data: { flag: null, reasonMessage: null } }))
+      .count;
+    if (moved > 0) await addTimeline(db, o.id, entry);
+  }
+  if (moved === 0)
+    return { ok: false, error: "The order changed meanwhile: reload and try again." };
   return { ok: true };
 }

@@ -27,7 +27,7 @@ import type { FulfilmentDeps } from "../orders/deps.server";
 import { optionsOf } from "../orders/deps.server";
 import { schedulePay, scheduleTrack, scheduleTrackHints } from "../orders/schedule.server";
 import { numericId } from "./model";
-import { PAID_STATES } from "../orders/states";
+import { PAID_STATES, type OrderState } from "../orders/states";
 import {
   type AfterPaymentFlag,
   flagAfterPayment,
@@ -36,6 +36,7 @@ import {
 } from "./after-payment.server";
 import type { Db } from "../jobs/queue.server";
 import { addTimeline, errorFields } from "../orders/timeline.server";
+import { transition, type MoveColumns } from "../orders/transition.server";
 
 const TRACKABLE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
 
@@ -321,23 +322,26 @@ export async function setServiceOrderId(
   amount?: string | null,
 ): Promise<string | null> {
   const db = deps.prisma;
-  const n = await db.shopOrder.updateMany({
-    where: { id: order.id, svcOrderId: null },
-    data: {
-      svcOrderId,
-      state: "CREATED",
-      reasonCode: null,
-      reasonMessage: null,
-      ...(amount ? { amount } : {}),
-      ...(order.svcAccountId ? {} : accountId ? { svcAccountId: accountId } : {}),
+  const moved = await transition(
+    db,
+    { id: order.id, svcOrderId: null },
+    {
+      to: "CREATED",
+      reason: null,
+      message: null,
+      set: {
+        svcOrderId,
+        ...(amount ? { amount } : {}),
+        ...(order.svcAccountId ? {} : accountId ? { svcAccountId: accountId } : {}),
+      },
+      timeline: {
+        step: "connected",
+        outcome: "ok",
+        message: `The service order id ${svcOrderId} is known (from ${source}).`,
+      },
     },
-  });
-  if (n.count === 0) return null;
-  await addTimeline(db, order.id, {
-    step: "connected",
-    outcome: "ok",
-    message: `The service order id ${svcOrderId} is known (from ${source}).`,
-  });
+  );
+  if (moved.length === 0) return null;
   const acc = order.svcAccountId ?? accountId;
   const settings = await getSettings(db, order.shopDomain);
   if (acc && settings.autoPay) {
@@ -674,10 +678,11 @@ async function settleState(deps: FulfilmentDeps, orderId: string): Promise<strin
   else if (allLinesDone) state = "FULFILLED";
   else if (tracked.length > 0) state = "SHIPPED";
   if (state === o.state) return state;
-  const data: Prisma.ShopOrderUpdateInput = { state };
-  if (state === "FULFILLED" || state === "DELIVERED") data.fulfilledAt = o.fulfilledAt ?? now;
-  if (state === "DELIVERED") data.deliveredAt = now;
-  await db.shopOrder.update({ where: { id: orderId }, data });
+  const set: MoveColumns = {};
+  if (state === "FULFILLED" || state === "DELIVERED") set.fulfilledAt = o.fulfilledAt ?? now;
+  if (state === "DELIVERED") set.deliveredAt = now;
+  // The parcels' own entries (tracking written, delivered) already tell this step.
+  await transition(db, orderId, { to: state as OrderState, set, timeline: null });
   return state;
 }
 

@@ -11,6 +11,7 @@ import { getSettings, labelModeReason } from "../settings.server";
 import { compareMoney, toMoney } from "../svc/decimal";
 import { costGuardReason } from "./cost-guard";
 import { addTimeline } from "./timeline.server";
+import { transition } from "./transition.server";
 import type { ReasonCode } from "./states";
 import { schedulePay, schedulePlace } from "./schedule.server";
 
@@ -59,18 +60,22 @@ export async function recheckHeld(
     if (o.reasonCode === "cost_guard") {
       // Created at the service already: the guard is asked again with the settings now.
       if (settings && o.svcAccountId && !costGuardReason(settings, o)) {
-        const n = await db.shopOrder.updateMany({
-          where: { id: o.id, state: "HELD", reasonCode: "cost_guard" },
-          data: { state: "CREATED", reasonCode: null, reasonMessage: null },
-        });
-        if (n.count === 1) {
-          await addTimeline(db, o.id, {
-            step: "guard",
-            outcome: "info",
-            message: "The cost guard's settings changed: the order goes into the next payment.",
-          });
-          accounts.add(o.svcAccountId);
-        }
+        const moved = await transition(
+          db,
+          { id: o.id, reasonCode: "cost_guard" },
+          {
+            to: "CREATED",
+            from: ["HELD"],
+            reason: null,
+            message: null,
+            timeline: {
+              step: "guard",
+              outcome: "info",
+              message: "The cost guard's settings changed: the order goes into the next payment.",
+            },
+          },
+        );
+        if (moved.length === 1) accounts.add(o.svcAccountId);
       }
       continue;
     }

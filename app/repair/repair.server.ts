@@ -11,7 +11,8 @@ import type { FulfilmentDeps } from "../orders/deps.server";
 import { orderNumberFor } from "../fulfilment/model";
 import { PAID_STATES } from "../orders/states";
 import { schedulePay, schedulePlace } from "../orders/schedule.server";
-import { addTimeline, errorFields } from "../orders/timeline.server";
+import { errorFields } from "../orders/timeline.server";
+import { transition } from "../orders/transition.server";
 import { SvcError, SvcOrderStateError } from "../svc/errors";
 import { type Recipient, RECIPIENT_FIELDS, recipientSchema, storedRecipient } from "./recipient";
 
@@ -87,20 +88,16 @@ export async function repairOrder(
 
   // Not at the service yet: the corrections apply when it is placed.
   if (!o.svcOrderId && !o.placedAt) {
-    await db.shopOrder.update({
-      where: { id: o.id },
-      data: {
-        recipient: after,
-        ...(methodChanged ? { logisticName: method } : {}),
-        state: "RECEIVED",
-        reasonCode: null,
-        reasonMessage: null,
+    await transition(db, o.id, {
+      to: "RECEIVED",
+      reason: null,
+      message: null,
+      set: { recipient: after, ...(methodChanged ? { logisticName: method } : {}) },
+      timeline: {
+        step: "repair",
+        outcome: "info",
+        message: `Repaired by the merchant: ${what}. It is placed with the corrections now.`,
       },
-    });
-    await addTimeline(db, o.id, {
-      step: "repair",
-      outcome: "info",
-      message: `Repaired by the merchant: ${what}. It is placed with the corrections now.`,
     });
     await schedulePlace(db, {
       orderId: o.id,
@@ -161,21 +158,20 @@ async function changeLogistics(
         error: `The service will not ship this order with ${method}${why ? `: ${why}` : ""}.`,
       };
     }
-    await db.shopOrder.update({
-      where: { id: o.id },
-      data: {
+    await transition(db, o.id, {
+      to: "CREATED",
+      reason: null,
+      message: null,
+      set: {
         logisticName: option.logisticsName,
         shippingCost: option.postage ?? null,
-        state: "CREATED",
         paymentBatchId: null,
-        reasonCode: null,
-        reasonMessage: null,
       },
-    });
-    await addTimeline(db, o.id, {
-      step: "repair",
-      outcome: "ok",
-      message: `Repaired by the merchant: shipping method changed at the service to ${option.logisticsName}${option.postage ? ` (${option.postage} USD)` : ""} (updateLogistics); it goes to the next payment.`,
+      timeline: {
+        step: "repair",
+        outcome: "ok",
+        message: `Repaired by the merchant: shipping method changed at the service to ${option.logisticsName}${option.postage ? ` (${option.postage} USD)` : ""} (updateLogistics); it goes to the next payment.`,
+      },
     });
     await schedulePay(db, {
       accountId: o.svcAccountId!,
@@ -226,9 +222,16 @@ export async function placeAgainAsNew(
         reason: o.reason.slice(0, 500),
       },
     });
-    await tx.shopOrder.update({
-      where: { id: cur.id },
-      data: {
+    await transition(tx, cur.id, {
+      to: "RECEIVED",
+      reason: null,
+      message: null,
+      timeline: {
+        step: "repair",
+        outcome: "info",
+        message: `Repaired by the merchant (${o.reason}): placed again as a new service order ${number}; the old one ${cur.svcOrderId ?? cur.orderNumber} is left unpaid and replaced.`,
+      },
+      set: {
         placeAttempt: attempt,
         orderNumber: number,
         svcOrderId: null,
@@ -238,9 +241,6 @@ export async function placeAgainAsNew(
         paymentBatchId: null,
         placedAt: null,
         payRequestedAt: null,
-        state: "RECEIVED",
-        reasonCode: null,
-        reasonMessage: null,
         flag: null,
         ...(o.recipient ? { recipient: o.recipient } : {}),
         // A new method is pinned; otherwise the rules choose again (the destination may differ).
@@ -255,11 +255,6 @@ export async function placeAgainAsNew(
       ok: false,
       error: "The order is paid or being paid: it can no longer be placed again.",
     };
-  await addTimeline(db, orderId, {
-    step: "repair",
-    outcome: "info",
-    message: `Repaired by the merchant (${o.reason}): placed again as a new service order ${done.number}; the old one ${done.old.svcOrderId ?? done.old.orderNumber} is left unpaid and replaced.`,
-  });
   await schedulePlace(db, {
     orderId,
     shopDomain: done.old.shopDomain,
