@@ -12,6 +12,7 @@ import {
 } from "../catalog/import-connections.server";
 import { catalogHandlers, catalogRecurringJobs } from "../catalog/jobs.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "../connections/bulk-connect.server";
+import { connectionEventHandlers } from "../connections/product-events.server";
 import { disputeHandlers, disputeRecurringJobs } from "../disputes/jobs.server";
 import { productionDeps } from "../orders/deps.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
@@ -26,8 +27,11 @@ import { maintenanceHandlers, maintenanceRecurringJobs } from "./maintenance.ser
 const pipeline = fulfilmentHandlers((ctx) => productionDeps(ctx.prisma));
 
 export const handlers: Record<string, JobHandler> = {
-  // orders/*, products/*, the service's ORDER/LOGISTIC/ORDERSPLIT and the pipeline's own jobs.
+  // orders/*, the service's ORDER/LOGISTIC/ORDERSPLIT and the pipeline's own jobs.
   ...pipeline,
+
+  // products/update and products/delete: the products' connections.
+  ...connectionEventHandlers,
 
   // app/uninstalled, app/scopes_update and the three compliance topics.
   ...shopLifecycleHandlers(),
