@@ -45,169 +45,173 @@ async function eventsAboutCustomer(
            OR ("topic" LIKE 'orders/%' AND "payload"->>'id' = ANY(${orderIds}::text[])))`;
 }
 
+/**
+ * An uninstalled shop's service account: webhooks cancelled and logout at the service (best
+ * effort; not while another shop still uses that service account), then its tokens, key and
+ * webhook secret are forgotten. The row stays for shop/redact to delete.
+ */
+const appUninstalledJob: JobHandler = async (ctx) => {
+  const event = await loadEvent(ctx);
+  if (!event) return { skipped: "event gone" };
+  const shop = await ctx.prisma.shop.findUnique({
+    where: { domain: event.shopDomain },
+    select: { uninstalledAt: true },
+  });
+  // Installed again since (the install clears uninstalledAt): the account is the new one's.
+  if (shop && !shop.uninstalledAt) return { skipped: "installed again" };
+  const accounts = await ctx.prisma.svcAccount.findMany({
+    where: { shopDomain: event.shopDomain },
+    select: { id: true },
+  });
+  const released = [];
+  for (const a of accounts) {
+    released.push(await releaseAccount(ctx.prisma, a.id, { detach: false }));
+  }
+  return { accountsDisconnected: accounts.length, released };
+};
+
+const appScopesUpdateJob: JobHandler = async (ctx) => {
+  const event = await loadEvent(ctx);
+  if (!event) return { skipped: "event gone" };
+  const current = z.object({ current: z.array(z.string()) }).safeParse(event.payload);
+  if (!current.success) throw new PermanentJobError("scopes_update payload without `current`");
+  await ctx.commit((tx) =>
+    tx.shop.updateMany({
+      where: { domain: event.shopDomain },
+      data: { scopes: current.data.current.join(",") },
+    }),
+  );
+};
+
+/** Removes that customer's personal data from everything the app keeps. */
+const customersRedactJob: JobHandler = async (ctx) => {
+  const event = await loadEvent(ctx);
+  if (!event) return { skipped: "event gone" };
+  const req = customersRedact.safeParse(event.payload);
+  if (!req.success) throw new PermanentJobError("customers/redact payload without customer");
+  const { customer, orders_to_redact } = req.data;
+  const result = { customerId: customer.id, eventsRedacted: 0, ordersRedacted: 0 };
+  await ctx.commit(async (tx) => {
+    const found = await eventsAboutCustomer(
+      tx,
+      event.shopDomain,
+      customer.id,
+      orders_to_redact,
+      event.id,
+    );
+    if (found.length > 0) {
+      await tx.webhookEvent.updateMany({
+        where: { id: { in: found.map((e) => e.id) } },
+        data: { payload: REDACTED },
+      });
+    }
+    // The request itself names the customer by email and phone: keep only the ids.
+    await tx.webhookEvent.update({
+      where: { id: event.id },
+      data: { payload: { customer: { id: customer.id }, orders_to_redact } },
+    });
+    result.eventsRedacted = found.length;
+    // The order rows keep the customer id, name and email (for the merchant's search) and
+    // the merchant's address corrections.
+    const orders = await tx.shopOrder.updateMany({
+      where: {
+        shopDomain: event.shopDomain,
+        OR: [{ customerId: customer.id }, { shopifyOrderId: { in: orders_to_redact } }],
+      },
+      data: {
+        customerId: null,
+        customerName: null,
+        customerEmail: null,
+        recipient: Prisma.DbNull,
+      },
+    });
+    result.ordersRedacted = orders.count;
+  }, result);
+  return result;
+};
+
+/** Deletes everything the app holds about the shop (48 hours after uninstall). */
+const shopRedactJob: JobHandler = async (ctx) => {
+  const event = await loadEvent(ctx);
+  const shopDomain = event?.shopDomain ?? ctx.job.shopDomain;
+  if (!shopDomain) throw new PermanentJobError("shop/redact without a shop");
+  const counts: Record<string, number> = {};
+  await ctx.commit(async (tx) => {
+    counts.sessions = (await tx.session.deleteMany({ where: { shop: shopDomain } })).count;
+    counts.authStates = (await tx.authState.deleteMany({ where: { shopDomain } })).count;
+    const accountIds = (
+      await tx.svcAccount.findMany({ where: { shopDomain }, select: { id: true } })
+    ).map((a) => a.id);
+    counts.paymentBatches = (
+      await tx.paymentBatch.deleteMany({ where: { svcAccountId: { in: accountIds } } })
+    ).count;
+    // Lines, shipments and timeline entries go with their orders (cascade).
+    counts.orders = (await tx.shopOrder.deleteMany({ where: { shopDomain } })).count;
+    counts.connections = (await tx.productConnection.deleteMany({ where: { shopDomain } })).count;
+    counts.svcAccounts = (await tx.svcAccount.deleteMany({ where: { shopDomain } })).count;
+    counts.events = (await tx.webhookEvent.deleteMany({ where: { shopDomain } })).count;
+    counts.jobs = (
+      await tx.job.deleteMany({ where: { shopDomain, id: { not: ctx.job.id } } })
+    ).count;
+    counts.shops = (await tx.shop.deleteMany({ where: { domain: shopDomain } })).count;
+  }, counts as Prisma.InputJsonValue);
+  return counts;
+};
+
+/**
+ * Records the request and what the app holds about the customer and the orders Shopify lists
+ * in `orders_requested` (the merchant answers it): the job's result is that record.
+ */
+const customersDataRequestJob: JobHandler = async (ctx) => {
+  const event = await loadEvent(ctx);
+  if (!event) return { skipped: "event gone" };
+  const req = customersDataRequest.safeParse(event.payload);
+  if (!req.success) throw new PermanentJobError("customers/data_request without customer");
+  const { customer, orders_requested, data_request } = req.data;
+  const found = await eventsAboutCustomer(
+    ctx.prisma,
+    event.shopDomain,
+    customer.id,
+    orders_requested,
+    event.id,
+  );
+  const orders = await ctx.prisma.shopOrder.findMany({
+    where: {
+      shopDomain: event.shopDomain,
+      OR: [{ customerId: customer.id }, { shopifyOrderId: { in: orders_requested } }],
+    },
+    select: { shopifyOrderId: true, shopifyOrderName: true, state: true, createdAt: true },
+    orderBy: { shopifyOrderId: "asc" },
+  });
+  const heldOrderIds = new Set([
+    ...orders.map((o) => o.shopifyOrderId),
+    ...found.flatMap((e) => (e.orderId ? [e.orderId] : [])),
+  ]);
+  return {
+    customerId: customer.id,
+    dataRequestId: data_request?.id ?? null,
+    ordersRequested: orders_requested,
+    ordersRequestedNotHeld: orders_requested.filter((id) => !heldOrderIds.has(id)),
+    held: {
+      webhookEvents: found.length,
+      topics: [...new Set(found.map((e) => e.topic))].sort(),
+      orderIds: [...new Set(found.map((e) => e.orderId).filter(Boolean))].sort(),
+      orders: orders.map((o) => ({
+        shopifyOrderId: o.shopifyOrderId,
+        name: o.shopifyOrderName,
+        state: o.state,
+        receivedAt: o.createdAt.toISOString(),
+      })),
+    },
+  };
+};
+
 export function shopLifecycleHandlers(): Record<string, JobHandler> {
   return {
-    /**
-     * An uninstalled shop's service account: webhooks cancelled and logout at the service (best
-     * effort; not while another shop still uses that service account), then its tokens, key and
-     * webhook secret are forgotten. The row stays for shop/redact to delete.
-     */
-    [jobKindFor("shopify", "app/uninstalled")]: async (ctx) => {
-      const event = await loadEvent(ctx);
-      if (!event) return { skipped: "event gone" };
-      const shop = await ctx.prisma.shop.findUnique({
-        where: { domain: event.shopDomain },
-        select: { uninstalledAt: true },
-      });
-      // Installed again since (the install clears uninstalledAt): the account is the new one's.
-      if (shop && !shop.uninstalledAt) return { skipped: "installed again" };
-      const accounts = await ctx.prisma.svcAccount.findMany({
-        where: { shopDomain: event.shopDomain },
-        select: { id: true },
-      });
-      const released = [];
-      for (const a of accounts) {
-        released.push(await releaseAccount(ctx.prisma, a.id, { detach: false }));
-      }
-      return { accountsDisconnected: accounts.length, released };
-    },
-
-    [jobKindFor("shopify", "app/scopes_update")]: async (ctx) => {
-      const event = await loadEvent(ctx);
-      if (!event) return { skipped: "event gone" };
-      const current = z.object({ current: z.array(z.string()) }).safeParse(event.payload);
-      if (!current.success) throw new PermanentJobError("scopes_update payload without `current`");
-      await ctx.commit((tx) =>
-        tx.shop.updateMany({
-          where: { domain: event.shopDomain },
-          data: { scopes: current.data.current.join(",") },
-        }),
-      );
-    },
-
-    /** Removes that customer's personal data from everything the app keeps. */
-    [jobKindFor("shopify", "customers/redact")]: async (ctx) => {
-      const event = await loadEvent(ctx);
-      if (!event) return { skipped: "event gone" };
-      const req = customersRedact.safeParse(event.payload);
-      if (!req.success) throw new PermanentJobError("customers/redact payload without customer");
-      const { customer, orders_to_redact } = req.data;
-      const result = { customerId: customer.id, eventsRedacted: 0, ordersRedacted: 0 };
-      await ctx.commit(async (tx) => {
-        const found = await eventsAboutCustomer(
-          tx,
-          event.shopDomain,
-          customer.id,
-          orders_to_redact,
-          event.id,
-        );
-        if (found.length > 0) {
-          await tx.webhookEvent.updateMany({
-            where: { id: { in: found.map((e) => e.id) } },
-            data: { payload: REDACTED },
-          });
-        }
-        // The request itself names the customer by email and phone: keep only the ids.
-        await tx.webhookEvent.update({
-          where: { id: event.id },
-          data: { payload: { customer: { id: customer.id }, orders_to_redact } },
-        });
-        result.eventsRedacted = found.length;
-        // The order rows keep the customer id, name and email (for the merchant's search) and
-        // the merchant's address corrections.
-        const orders = await tx.shopOrder.updateMany({
-          where: {
-            shopDomain: event.shopDomain,
-            OR: [{ customerId: customer.id }, { shopifyOrderId: { in: orders_to_redact } }],
-          },
-          data: {
-            customerId: null,
-            customerName: null,
-            customerEmail: null,
-            recipient: Prisma.DbNull,
-          },
-        });
-        result.ordersRedacted = orders.count;
-      }, result);
-      return result;
-    },
-
-    /** Deletes everything the app holds about the shop (48 hours after uninstall). */
-    [jobKindFor("shopify", "shop/redact")]: async (ctx) => {
-      const event = await loadEvent(ctx);
-      const shopDomain = event?.shopDomain ?? ctx.job.shopDomain;
-      if (!shopDomain) throw new PermanentJobError("shop/redact without a shop");
-      const counts: Record<string, number> = {};
-      await ctx.commit(async (tx) => {
-        counts.sessions = (await tx.session.deleteMany({ where: { shop: shopDomain } })).count;
-        counts.authStates = (await tx.authState.deleteMany({ where: { shopDomain } })).count;
-        const accountIds = (
-          await tx.svcAccount.findMany({ where: { shopDomain }, select: { id: true } })
-        ).map((a) => a.id);
-        counts.paymentBatches = (
-          await tx.paymentBatch.deleteMany({ where: { svcAccountId: { in: accountIds } } })
-        ).count;
-        // Lines, shipments and timeline entries go with their orders (cascade).
-        counts.orders = (await tx.shopOrder.deleteMany({ where: { shopDomain } })).count;
-        counts.connections = (
-          await tx.productConnection.deleteMany({ where: { shopDomain } })
-        ).count;
-        counts.svcAccounts = (await tx.svcAccount.deleteMany({ where: { shopDomain } })).count;
-        counts.events = (await tx.webhookEvent.deleteMany({ where: { shopDomain } })).count;
-        counts.jobs = (
-          await tx.job.deleteMany({ where: { shopDomain, id: { not: ctx.job.id } } })
-        ).count;
-        counts.shops = (await tx.shop.deleteMany({ where: { domain: shopDomain } })).count;
-      }, counts as Prisma.InputJsonValue);
-      return counts;
-    },
-
-    /**
-     * Records the request and what the app holds about the customer and the orders Shopify lists
-     * in `orders_requested` (the merchant answers it): the job's result is that record.
-     */
-    [jobKindFor("shopify", "customers/data_request")]: async (ctx) => {
-      const event = await loadEvent(ctx);
-      if (!event) return { skipped: "event gone" };
-      const req = customersDataRequest.safeParse(event.payload);
-      if (!req.success) throw new PermanentJobError("customers/data_request without customer");
-      const { customer, orders_requested, data_request } = req.data;
-      const found = await eventsAboutCustomer(
-        ctx.prisma,
-        event.shopDomain,
-        customer.id,
-        orders_requested,
-        event.id,
-      );
-      const orders = await ctx.prisma.shopOrder.findMany({
-        where: {
-          shopDomain: event.shopDomain,
-          OR: [{ customerId: customer.id }, { shopifyOrderId: { in: orders_requested } }],
-        },
-        select: { shopifyOrderId: true, shopifyOrderName: true, state: true, createdAt: true },
-        orderBy: { shopifyOrderId: "asc" },
-      });
-      const heldOrderIds = new Set([
-        ...orders.map((o) => o.shopifyOrderId),
-        ...found.flatMap((e) => (e.orderId ? [e.orderId] : [])),
-      ]);
-      return {
-        customerId: customer.id,
-        dataRequestId: data_request?.id ?? null,
-        ordersRequested: orders_requested,
-        ordersRequestedNotHeld: orders_requested.filter((id) => !heldOrderIds.has(id)),
-        held: {
-          webhookEvents: found.length,
-          topics: [...new Set(found.map((e) => e.topic))].sort(),
-          orderIds: [...new Set(found.map((e) => e.orderId).filter(Boolean))].sort(),
-          orders: orders.map((o) => ({
-            shopifyOrderId: o.shopifyOrderId,
-            name: o.shopifyOrderName,
-            state: o.state,
-            receivedAt: o.createdAt.toISOString(),
-          })),
-        },
-      };
-    },
+    [jobKindFor("shopify", "app/uninstalled")]: appUninstalledJob,
+    [jobKindFor("shopify", "app/scopes_update")]: appScopesUpdateJob,
+    [jobKindFor("shopify", "customers/redact")]: customersRedactJob,
+    [jobKindFor("shopify", "shop/redact")]: shopRedactJob,
+    [jobKindFor("shopify", "customers/data_request")]: customersDataRequestJob,
   };
 }
