@@ -101,10 +101,11 @@ function importErrorText(error: unknown): { text: string; permanent: boolean } {
   };
 }
 
-export function catalogHandlers(
-  getDeps: (ctx: JobContext) => FulfilmentDeps | Promise<FulfilmentDeps>,
-): Record<string, JobHandler> {
-  const catalogEvent: JobHandler = async (ctx) => {
+type GetDeps = (ctx: JobContext) => FulfilmentDeps | Promise<FulfilmentDeps>;
+
+const catalogEvent =
+  (getDeps: GetDeps): JobHandler =>
+  async (ctx) => {
     const event = await loadEvent(ctx);
     if (!event?.shopDomain) return { skipped: "event gone" };
     const params = (event.payload as { params?: unknown } | null)?.params;
@@ -145,141 +146,152 @@ export function catalogHandlers(
     ];
     if (mine.length === 0) return { skipped: "no connected product named", pids: all.length };
     // Read again unless another shop of the account did since this event arrived.
-    return refreshThenSync(ctx, shop, [mine], { freshSince: event.receivedAt }, mine);
+    return refreshThenSync(getDeps, ctx, shop, [mine], { freshSince: event.receivedAt }, mine);
   };
 
-  /**
-   * Reads the catalog products again (batch by batch) unless fresh, then brings the shop's
-   * variants of `pids` (all when null) in step.
-   */
-  const refreshThenSync = async (
-    ctx: JobContext,
-    shop: string,
-    batches: Iterable<string[]> | AsyncIterable<string[]>,
-    freshness: { freshSince?: Date; maxAgeMs?: number },
-    pids: string[] | null,
-  ) => {
-    const account = await accountOf(ctx.prisma, shop);
-    if (!account) return { skipped: "no service account" };
-    const deps = await getDeps(ctx);
-    const client = await deps.svcFor(account.id);
-    const facts = { products: 0, variants: 0, removedProducts: 0, fresh: 0 };
-    for await (const batch of batches) {
-      const r = await refreshFacts(ctx.prisma, client, batch, {
-        ...freshness,
-        now: () => deps.clock.now(),
-        signal: ctx.signal,
-      });
-      for (const k of Object.keys(facts) as (keyof typeof facts)[]) facts[k] += r[k];
-    }
-    const result = await syncShop({
-      db: ctx.prisma,
-      shop,
-      gateway: await deps.shopFor(shop),
-      pids,
+/**
+ * Reads the catalog products again (batch by batch) unless fresh, then brings the shop's
+ * variants of `pids` (all when null) in step.
+ */
+const refreshThenSync = async (
+  getDeps: GetDeps,
+  ctx: JobContext,
+  shop: string,
+  batches: Iterable<string[]> | AsyncIterable<string[]>,
+  freshness: { freshSince?: Date; maxAgeMs?: number },
+  pids: string[] | null,
+) => {
+  const account = await accountOf(ctx.prisma, shop);
+  if (!account) return { skipped: "no service account" };
+  const deps = await getDeps(ctx);
+  const client = await deps.svcFor(account.id);
+  const facts = { products: 0, variants: 0, removedProducts: 0, fresh: 0 };
+  for await (const batch of batches) {
+    const r = await refreshFacts(ctx.prisma, client, batch, {
+      ...freshness,
       now: () => deps.clock.now(),
       signal: ctx.signal,
-      fxRatesUrl: deps.options?.fxRatesUrl,
     });
-    return { facts, ...result };
-  };
+    for (const k of Object.keys(facts) as (keyof typeof facts)[]) facts[k] += r[k];
+  }
+  const result = await syncShop({
+    db: ctx.prisma,
+    shop,
+    gateway: await deps.shopFor(shop),
+    pids,
+    now: () => deps.clock.now(),
+    signal: ctx.signal,
+    fxRatesUrl: deps.options?.fxRatesUrl,
+  });
+  return { facts, ...result };
+};
 
-  return {
-    [jobKindFor("svc", "PRODUCT")]: catalogEvent,
-    [jobKindFor("svc", "VARIANT")]: catalogEvent,
-    [jobKindFor("svc", "STOCK")]: catalogEvent,
-
-    [CATALOG_JOB.import]: async (ctx) => {
-      const importId = (ctx.payload as { importId?: unknown } | null)?.importId;
-      if (typeof importId !== "string") throw new PermanentJobError("Job payload has no importId");
-      const row = await ctx.prisma.catalogImport.findUnique({ where: { id: importId } });
-      if (!row) return { skipped: "import gone" };
-      if (row.status === "done") return { skipped: "already done" };
-      const account = await accountOf(ctx.prisma, row.shopDomain);
-      const fail = async (message: string) => {
-        await ctx.prisma.catalogImport.update({
-          where: { id: row.id },
-          data: { status: "failed", error: message.slice(0, 500) },
-        });
-        return { failed: message };
-      };
-      if (!account) return fail("Connect a service account first");
+const importJob =
+  (getDeps: GetDeps): JobHandler =>
+  async (ctx) => {
+    const importId = (ctx.payload as { importId?: unknown } | null)?.importId;
+    if (typeof importId !== "string") throw new PermanentJobError("Job payload has no importId");
+    const row = await ctx.prisma.catalogImport.findUnique({ where: { id: importId } });
+    if (!row) return { skipped: "import gone" };
+    if (row.status === "done") return { skipped: "already done" };
+    const account = await accountOf(ctx.prisma, row.shopDomain);
+    const fail = async (message: string) => {
       await ctx.prisma.catalogImport.update({
         where: { id: row.id },
-        data: { status: "running", error: null },
+        data: { status: "failed", error: message.slice(0, 500) },
       });
-      const deps = await getDeps(ctx);
-      try {
-        const outcome = await importProduct({
-          db: ctx.prisma,
-          client: await deps.svcFor(account.id),
-          gateway: await deps.shopFor(row.shopDomain),
-          shop: row.shopDomain,
-          pid: row.pid,
-          now: () => deps.clock.now(),
-          fxRatesUrl: deps.options?.fxRatesUrl,
-          onProgress: async (p) => {
-            await ctx.prisma.catalogImport.update({
-              where: { id: row.id },
-              data: { title: p.title, variants: p.variants },
-            });
-          },
-        });
-        await ctx.prisma.catalogImport.update({
-          where: { id: row.id },
-          data: {
-            status: "done",
-            shopifyProductId: outcome.shopifyProductId,
-            variants: outcome.variants,
-            error: null,
-          },
-        });
-        return { ...outcome };
-      } catch (error) {
-        const last = ctx.job.attempts >= ctx.job.maxAttempts;
-        const said = importErrorText(error);
-        if (said.permanent || last) return fail(said.text);
-        await ctx.prisma.catalogImport.update({
-          where: { id: row.id },
-          data: { status: "queued", error: `Will try again: ${said.text}`.slice(0, 500) },
-        });
-        throw error;
-      }
-    },
-
-    /** Every 6 hours: one full pass per shop with connections. */
-    [CATALOG_JOB.fullSync]: async (ctx) => {
-      const shops = await ctx.prisma.productConnection.findMany({
-        select: { shopDomain: true },
-        distinct: ["shopDomain"],
-      });
-      const slot = Math.floor(Date.now() / FULL_SYNC_EVERY_MS);
-      await ctx.commit(async (tx) => {
-        for (const s of shops) {
-          await enqueue(tx, {
-            kind: CATALOG_JOB.syncShop,
-            payload: { shop: s.shopDomain },
-            idempotencyKey: `catalog-sync:${s.shopDomain}:${slot}`,
-            concurrencyKey: `${CATALOG_JOB.syncShop}:${s.shopDomain}`,
-            shopDomain: s.shopDomain,
-            maxAttempts: 5,
+      return { failed: message };
+    };
+    if (!account) return fail("Connect a service account first");
+    await ctx.prisma.catalogImport.update({
+      where: { id: row.id },
+      data: { status: "running", error: null },
+    });
+    const deps = await getDeps(ctx);
+    try {
+      const outcome = await importProduct({
+        db: ctx.prisma,
+        client: await deps.svcFor(account.id),
+        gateway: await deps.shopFor(row.shopDomain),
+        shop: row.shopDomain,
+        pid: row.pid,
+        now: () => deps.clock.now(),
+        fxRatesUrl: deps.options?.fxRatesUrl,
+        onProgress: async (p) => {
+          await ctx.prisma.catalogImport.update({
+            where: { id: row.id },
+            data: { title: p.title, variants: p.variants },
           });
-        }
+        },
       });
-      return { shops: shops.length };
-    },
+      await ctx.prisma.catalogImport.update({
+        where: { id: row.id },
+        data: {
+          status: "done",
+          shopifyProductId: outcome.shopifyProductId,
+          variants: outcome.variants,
+          error: null,
+        },
+      });
+      return { ...outcome };
+    } catch (error) {
+      const last = ctx.job.attempts >= ctx.job.maxAttempts;
+      const said = importErrorText(error);
+      if (said.permanent || last) return fail(said.text);
+      await ctx.prisma.catalogImport.update({
+        where: { id: row.id },
+        data: { status: "queued", error: `Will try again: ${said.text}`.slice(0, 500) },
+      });
+      throw error;
+    }
+  };
 
-    [CATALOG_JOB.syncShop]: async (ctx) => {
-      const shop = (ctx.payload as { shop?: unknown } | null)?.shop;
-      if (typeof shop !== "string") throw new PermanentJobError("Job payload has no shop");
-      return refreshThenSync(
-        ctx,
-        shop,
-        connectedPids(ctx.prisma, shop),
-        { maxAgeMs: FACTS_FRESH_MS },
-        null,
-      );
-    },
+/** Every 6 hours: one full pass per shop with connections. */
+const fullSyncJob: JobHandler = async (ctx) => {
+  const shops = await ctx.prisma.productConnection.findMany({
+    select: { shopDomain: true },
+    distinct: ["shopDomain"],
+  });
+  const slot = Math.floor(Date.now() / FULL_SYNC_EVERY_MS);
+  await ctx.commit(async (tx) => {
+    for (const s of shops) {
+      await enqueue(tx, {
+        kind: CATALOG_JOB.syncShop,
+        payload: { shop: s.shopDomain },
+        idempotencyKey: `catalog-sync:${s.shopDomain}:${slot}`,
+        concurrencyKey: `${CATALOG_JOB.syncShop}:${s.shopDomain}`,
+        shopDomain: s.shopDomain,
+        maxAttempts: 5,
+      });
+    }
+  });
+  return { shops: shops.length };
+};
+
+const syncShopJob =
+  (getDeps: GetDeps): JobHandler =>
+  async (ctx) => {
+    const shop = (ctx.payload as { shop?: unknown } | null)?.shop;
+    if (typeof shop !== "string") throw new PermanentJobError("Job payload has no shop");
+    return refreshThenSync(
+      getDeps,
+      ctx,
+      shop,
+      connectedPids(ctx.prisma, shop),
+      { maxAgeMs: FACTS_FRESH_MS },
+      null,
+    );
+  };
+
+export function catalogHandlers(getDeps: GetDeps): Record<string, JobHandler> {
+  const onCatalog = catalogEvent(getDeps);
+  return {
+    [jobKindFor("svc", "PRODUCT")]: onCatalog,
+    [jobKindFor("svc", "VARIANT")]: onCatalog,
+    [jobKindFor("svc", "STOCK")]: onCatalog,
+    [CATALOG_JOB.import]: importJob(getDeps),
+    [CATALOG_JOB.fullSync]: fullSyncJob,
+    [CATALOG_JOB.syncShop]: syncShopJob(getDeps),
   };
 }
 
