@@ -10,7 +10,7 @@ import { quoteFor } from "../shipping/quote.server";
 import { checkShipFrom, listWarehouses, type WarehouseList } from "../shipping/warehouses.server";
 import { deadlineText, PageDeadlineError, withinPageDeadline } from "../page-kit/page-reads.server";
 import { EVERYWHERE, REGIONS, rulesSchema, type ShippingRule } from "../shipping/rules";
-import type { FreightOption } from "../svc/orders.server";
+import type { FreightOption } from "../svc/logistics.server";
 import { type ShopSettings, getSettings, settingsSchema, updateSettings } from "../settings.server";
 import { svcClientForAccount, SvcNotFoundError, SvcParamError } from "../svc/index.server";
 import {

@@ -4,7 +4,7 @@
  * order (a flag with a sentence saying what happened and what the merchant can do), once per
  * change, on the timeline. Finished orders (cancelled, closed, returned) are no longer polled.
  */
-import type { OrderRecord } from "../svc/orders.server";
+import type { OrderRecord } from "../svc/order-shapes";
 import type { Db } from "../jobs/queue.server";
 import { PAID_STATES } from "../orders/states";
 import { addTimeline } from "../orders/timeline.server";

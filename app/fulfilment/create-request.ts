@@ -9,7 +9,7 @@ import type { ShopSettings } from "../settings.server";
 import { isEuMember, requiredSubdivision } from "../shipping/destinations";
 import type { ShopOrder as ShopifyOrder } from "../shop/gateway.server";
 import type { WithheldData } from "../shop/orders.server";
-import type { CreateOrderV3Request, OrderLine } from "../svc/orders.server";
+import type { CreateOrderV3Request, OrderLine } from "../svc/order-shapes";
 import { cut } from "./model";
 
 function recipientName(a: NonNullable<ShopifyOrder["shippingAddress"]>): string {

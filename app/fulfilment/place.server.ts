@@ -21,7 +21,7 @@ import type {
 } from "../shop/gateway.server";
 import { parseOrderGid } from "../shop/ids";
 import { withheldCustomerData } from "../shop/orders.server";
-import type { CreateOrderV3Request } from "../svc/orders.server";
+import type { CreateOrderV3Request } from "../svc/order-shapes";
 import {
   SvcAuthError,
   SvcDuplicateOrderError,

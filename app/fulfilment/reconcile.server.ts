@@ -12,7 +12,7 @@
 import type { Prisma } from "@prisma/client";
 import { countUnheard, type GapCandidate, noteWebhookGaps } from "../svc-account/gaps.server";
 import { toMoney } from "../svc/decimal";
-import type { OrderRecord } from "../svc/orders.server";
+import type { OrderRecord } from "../svc/order-shapes";
 import type { FulfilmentDeps } from "../orders/deps.server";
 import { optionsOf } from "../orders/deps.server";
 import { FINISHED_FLAGS } from "./after-payment.server";

@@ -22,7 +22,7 @@ import {
   parseOrderGid,
   type ShopifyFulfillmentGid,
 } from "../shop/ids";
-import { orderRecordSchema, type OrderRecord } from "../svc/orders.server";
+import { orderRecordSchema, type OrderRecord } from "../svc/order-shapes";
 import type { FulfilmentDeps } from "../orders/deps.server";
 import { optionsOf } from "../orders/deps.server";
 import { schedulePay, scheduleTrack, scheduleTrackHints } from "../orders/schedule.server";

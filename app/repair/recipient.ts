@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { ShippingAddress, ShopOrder } from "../shop/orders.server";
-import type { CreateOrderV3Request } from "../svc/orders.server";
+import type { CreateOrderV3Request } from "../svc/order-shapes";
 
 const text = (max: number, label: string) =>
   z.string().trim().max(max, `${label}: at most ${max} characters`).optional();

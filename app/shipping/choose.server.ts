@@ -10,7 +10,7 @@ import type { FulfilmentDeps } from "../orders/deps.server";
 import type { ReasonCode } from "../orders/states";
 import type { ShopSettings } from "../settings.server";
 import { SvcError } from "../svc/errors";
-import type { FreightOption } from "../svc/orders.server";
+import type { FreightOption } from "../svc/logistics.server";
 import { quoteFor } from "./quote.server";
 import { candidates, describeOption, describeRule, ruleFor, type ShippingRule } from "./rules";
 

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import type { Prisma } from "@prisma/client";
 import type { FulfilmentDeps } from "../orders/deps.server";
 import { addMoney, compareMoney, type Money } from "../svc/decimal";
-import type { FreightOption } from "../svc/orders.server";
+import type { FreightOption } from "../svc/logistics.server";
 
 /** How long a stored quote is used before asking again. */
 export const QUOTE_TTL_MS = 6 * 3_600_000;

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { compareMoney, isDecimal, toMoney } from "../svc/decimal";
-import type { FreightOption } from "../svc/orders.server";
+import type { FreightOption } from "../svc/logistics.server";
 import { EU_MEMBER_STATES } from "./destinations";
 
 /** Regions a rule can name (two-letter country codes). */

@@ -5,7 +5,7 @@
  */
 import { JOB } from "../../app/orders/schedule.server";
 import { updateSettings } from "../../app/settings.server";
-import type { OrderRecord } from "../../app/svc/orders.server";
+import type { OrderRecord } from "../../app/svc/order-shapes";
 import type { SimOrder } from "../sim/service/index";
 import { type Harness, prisma } from "./harness";
 

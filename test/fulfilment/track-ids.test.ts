@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { hasNews, idsFromParams } from "../../app/fulfilment/track.server";
-import type { OrderRecord } from "../../app/svc/orders.server";
+import type { OrderRecord } from "../../app/svc/order-shapes";
 
 describe("idsFromParams", () => {
   it("takes every order id, number and code, at any of the keys' spellings", () => {

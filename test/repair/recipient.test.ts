@@ -17,7 +17,7 @@ import {
   withRecipient,
 } from "../../app/repair/recipient";
 import type { ShippingAddress, ShopOrder } from "../../app/shop/orders.server";
-import type { CreateOrderV3Request } from "../../app/svc/orders.server";
+import type { CreateOrderV3Request } from "../../app/svc/order-shapes";
 
 const issues = (r: Record<string, unknown>) => {
   const p = recipientSchema.safeParse(r);

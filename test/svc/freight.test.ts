@@ -3,7 +3,7 @@
  * simulator's refusal of a method not offered on a route, and the stored quote shared by calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseAging } from "../../app/svc/orders.server";
+import { parseAging } from "../../app/svc/logistics.server";
 import { SvcParamError, SvcValidationError } from "../../app/svc/errors";
 import { closeSvcPools } from "../../app/svc/transport.server";
 import { combine, quoteFor, quoteKey, QUOTE_TTL_MS } from "../../app/shipping/quote.server";
