@@ -7,7 +7,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { getSettings } from "../settings.server";
 import { svcClientForAccount } from "../svc/client.server";
-import type { GlobalWarehouse } from "../svc/catalog.server";
+import type { GlobalWarehouse } from "../svc/catalog-shapes";
 
 export interface Warehouse {
   /** Two-letter country code the orders ship from (`fromCountryCode`). */

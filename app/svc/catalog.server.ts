@@ -1,15 +1,32 @@
 /**
  * Part 2: categories, product lists V1 and V2, global warehouses, product detail, variants,
- * videos, add to My Products, and product connections.
+ * videos and add to My Products. The reply shapes are in catalog-shapes.ts; the product
+ * connections in connections.server.ts.
  *
  * Not implemented because the contract does not show their path or shape: saving shop products
  * and batch saving shop variants (Part 2 §4.10, "referred to by name only").
  */
-import { z } from "zod";
+
 import { defineOp } from "./ops";
-import { arr, bool, money, num, obj, page, type Page, str, timestamp } from "./schema-kit";
+import {
+  categoryTreeSchema,
+  listV2GroupSchema,
+  productSummaryV1Schema,
+  variantSchema,
+  productDetailSchema,
+  globalWarehouseSchema,
+  videoSchema,
+  type CategoryTree,
+  type ListV2Group,
+  type ProductSummaryV1,
+  type Variant,
+  type ProductDetail,
+  type GlobalWarehouse,
+  type Video,
+} from "./catalog-shapes";
+import { arr, bool, page, type Page } from "./schema-kit";
 import type { Transport } from "./transport.server";
-import { compact, type ObjectSpec, validateRequest } from "./validate";
+import { type ObjectSpec, validateRequest } from "./validate";
 
 export const CATALOG_OPS = {
   getCategory: defineOp("getCategory", "GET", "/product/getCategory", "safe"),
@@ -38,189 +55,6 @@ export const CATALOG_OPS = {
   connectionCreate: defineOp("connection/create", "POST", "/product/conn/connection", "safe"),
   connectionDelete: defineOp("connection/delete", "DELETE", "/product/conn/connection", "safe"),
 } as const;
-
-export const categoryTreeSchema = arr(
-  obj({
-    categoryFirstName: str,
-    categoryFirstList: arr(
-      obj({
-        categorySecondName: str,
-        categorySecondList: arr(obj({ categoryId: str, categoryName: str })),
-      }),
-    ),
-  }),
-);
-export type CategoryTree = z.output<typeof categoryTreeSchema>;
-
-export const productSummaryV2Schema = obj({
-  id: str,
-  nameEn: str,
-  sku: str,
-  spu: str,
-  bigImage: str,
-  sellPrice: str,
-  nowPrice: str,
-  discountPrice: str,
-  discountPriceRate: str,
-  listedNum: num,
-  isCollect: num,
-  categoryId: str,
-  twoCategoryId: str,
-  oneCategoryId: str,
-  addMarkStatus: num,
-  isVideo: num,
-  videoList: z.array(z.unknown()).nullish(),
-  productType: str,
-  supplierName: str,
-  createAt: timestamp,
-  setRecommendedTime: timestamp,
-  warehouseInventoryNum: num,
-  verifiedWarehouse: num,
-  myProduct: bool,
-  description: str,
-  saleStatus: str,
-  variantKeyEn: str,
-});
-export type ProductSummaryV2 = z.output<typeof productSummaryV2Schema>;
-export const listV2GroupSchema = obj({
-  productList: arr(productSummaryV2Schema),
-  relatedCategoryList: arr(obj({ categoryId: str, categoryName: str })),
-  keyWord: str,
-  keyWordOld: str,
-});
-export type ListV2Group = z.output<typeof listV2GroupSchema>;
-
-export const productSummaryV1Schema = obj({
-  pid: str,
-  productName: str,
-  productNameEn: str,
-  productSku: str,
-  productImage: str,
-  productWeight: num,
-  productType: str,
-  productUnit: str,
-  isVideo: str,
-  saleStatus: num,
-  listedNum: num,
-  supplierName: str,
-  supplierId: str,
-  categoryId: str,
-  categoryName: str,
-  remark: str,
-  addMarkStatus: num,
-  isFreeShipping: bool,
-  sellPrice: money,
-  createTime: str,
-  customizationVersion: num,
-});
-export type ProductSummaryV1 = z.output<typeof productSummaryV1Schema>;
-
-export const variantSchema = obj({
-  vid: str,
-  pid: str,
-  variantName: str,
-  variantNameEn: str,
-  variantSku: str,
-  variantImage: str,
-  variantStandard: str,
-  variantUnit: str,
-  variantKey: str,
-  variantLength: num,
-  variantWidth: num,
-  variantHeight: num,
-  variantVolume: num,
-  variantWeight: num,
-  variantSellPrice: money,
-  variantSugSellPrice: money,
-  createTime: str,
-  combineVariants: z.array(z.unknown()).nullish(),
-  combineNum: num,
-  inventories: arr(
-    obj({
-      countryCode: str,
-      totalInventory: num,
-      svcInventory: num,
-      factoryInventory: num,
-      verifiedWarehouse: num,
-      stock: arr(obj({ stockId: str, inventory: num, factoryInventory: num })),
-    }),
-  ),
-});
-export type Variant = z.output<typeof variantSchema>;
-
-export const productDetailSchema = obj({
-  pid: str,
-  productName: str,
-  productNameEn: str,
-  productSku: str,
-  bigImage: str,
-  productImage: str,
-  productImageSet: arr(z.string()),
-  productWeight: num,
-  packingWeight: num,
-  productUnit: str,
-  productType: str,
-  categoryId: str,
-  categoryName: str,
-  /** The sales attributes' names joined with '-' ("Color-Size"), as variantKey joins values. */
-  productKeyEn: str,
-  sellPrice: money,
-  suggestSellPrice: str,
-  listedNum: num,
-  productVideo: arr(z.string()),
-  status: str,
-  supplierName: str,
-  supplierId: str,
-  description: str,
-  addMarkStatus: num,
-  createTime: str,
-  customizationVersion: num,
-  variants: arr(variantSchema),
-});
-export type ProductDetail = z.output<typeof productDetailSchema>;
-
-export const globalWarehouseSchema = obj({
-  areaCn: str,
-  areaEn: str,
-  areaId: num,
-  countryCode: str,
-  nameEn: str,
-  valueEn: str,
-  disabled: bool,
-  id: str,
-});
-export type GlobalWarehouse = z.output<typeof globalWarehouseSchema>;
-
-export const videoSchema = obj({
-  id: str,
-  videoId: str,
-  locProductId: str,
-  videoName: str,
-  videoState: str,
-  videoUrl: str,
-  coverURL: str,
-  isFree: str,
-  duration: num,
-  videoType: num,
-  width: num,
-  height: num,
-});
-export type Video = z.output<typeof videoSchema>;
-
-export const connectionSchema = obj({
-  shopId: str,
-  platformProductId: str,
-  platformVariantId: str,
-  svcProductId: str,
-  svcVariantId: str,
-  defaultArea: num,
-  logistics: str,
-  sourceCountryCode: str,
-  sourceCountry: str,
-  targetCountryCode: str,
-  targetCountry: str,
-});
-export type Connection = z.output<typeof connectionSchema>;
 
 export interface ListV2Query {
   keyWord?: string;
@@ -288,7 +122,7 @@ export type ProductQuery = ({ pid: string } | { productSku: string } | { variant
 
 export const LIST_V2_LIMITS = { maxPage: 1000, maxSize: 100, maxRecords: 6000 } as const;
 
-const SPECS = {
+export const SPECS = {
   listV2: {
     keyWord: { type: "string", max: 200 },
     page: { type: "int", min: 1, maxValue: 1000 },
@@ -429,59 +263,6 @@ export class CatalogResource {
     return this.t.call(
       CATALOG_OPS.addToMyProduct,
       { body: { productId } },
-      bool.transform((v) => v !== false),
-    );
-  }
-}
-
-export interface ConnectionListQuery {
-  shopId?: string;
-  platformProductId?: string;
-  platformVariantId?: string;
-  page?: number;
-  pageSize?: number;
-}
-export interface CreateConnectionRequest {
-  shopId?: string;
-  defaultArea: number;
-  logistics: string;
-  svcProductId: string;
-  platformProductId: string;
-  sourceCountryCode?: string;
-  targetCountryCode?: string;
-  sourceCountry?: string;
-  targetCountry?: string;
-  variantList: Array<{ svcVariantId: string; platformVariantId: string }>;
-}
-export interface DeleteConnectionRequest {
-  shopId?: string;
-  platformProductId: string;
-  platformVariantId?: string;
-}
-
-export class ConnectionsResource {
-  constructor(private readonly t: Transport) {}
-
-  /** Connection list: `{total, list}` (shape B without page fields). */
-  async list(q: ConnectionListQuery = {}): Promise<Page<Connection>> {
-    validateRequest("connection/list", SPECS.connectionList, q);
-    return this.t.call(CATALOG_OPS.connectionList, { query: { ...q } }, page(connectionSchema));
-  }
-
-  async create(req: CreateConnectionRequest): Promise<boolean> {
-    validateRequest("connection/create", SPECS.connectionCreate, req);
-    return this.t.call(
-      CATALOG_OPS.connectionCreate,
-      { body: compact({ ...req }) },
-      bool.transform((v) => v !== false),
-    );
-  }
-
-  async delete(req: DeleteConnectionRequest): Promise<boolean> {
-    validateRequest("connection/delete", SPECS.connectionDelete, req);
-    return this.t.call(
-      CATALOG_OPS.connectionDelete,
-      { query: { ...req } },
       bool.transform((v) => v !== false),
     );
   }

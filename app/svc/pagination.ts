@@ -3,12 +3,8 @@
  * dispute-list window walk and helpers.
  */
 import type { Page } from "./schema-kit";
-import {
-  LIST_V2_LIMITS,
-  type CatalogResource,
-  type ListV2Query,
-  type ProductSummaryV2,
-} from "./catalog.server";
+import { LIST_V2_LIMITS, type CatalogResource, type ListV2Query } from "./catalog.server";
+import { type ProductSummaryV2 } from "./catalog-shapes";
 import {
   DISPUTE_WINDOW_MAX_MS,
   type DisputeListQuery,

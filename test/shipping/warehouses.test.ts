@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { listWarehouses, toWarehouses } from "../../app/shipping/warehouses.server";
-import type { GlobalWarehouse } from "../../app/svc/catalog.server";
+import type { GlobalWarehouse } from "../../app/svc/catalog-shapes";
 
 const rec = (o: Partial<GlobalWarehouse>): GlobalWarehouse =>
   ({ areaId: 1, id: "1", disabled: false, ...o }) as GlobalWarehouse;
