@@ -23,7 +23,8 @@ import { SvcAuthError, SvcError } from "./errors";
 import { DbRateLimiter, type RateScope } from "./limiter.server";
 import { LogisticsResource } from "./logistics.server";
 import { OrdersResource, PaymentResource } from "./orders.server";
-import { InventoryResource, WarehouseResource, WebhooksResource } from "./storage.server";
+import { InventoryResource, WarehouseResource } from "./storage.server";
+import { WebhooksResource } from "./webhooks.server";
 import { TokenManager, type TokenManagerOptions } from "./tokens.server";
 import { Transport, type RetryOptions, type TransportOptions } from "./transport.server";
 

@@ -1,10 +1,30 @@
 /**
- * Part 1 §4.6–4.9: warehouse detail, the five private-inventory queries, warehouse order photos
- * and the webhook subscription.
+ * Part 1 §4.6–4.9: warehouse detail, the five private-inventory queries and warehouse order
+ * photos. Their shapes are in storage-shapes.ts; the webhook subscription in webhooks.server.ts.
  */
-import { z } from "zod";
 import { defineOp } from "./ops";
-import { arr, bool, money, num, obj, page, type Page, str, timestamp } from "./schema-kit";
+import {
+  storageSchema,
+  spuRecordSchema,
+  skuRecordSchema,
+  skuDetailRecordSchema,
+  batchRecordSchema,
+  flowRecordSchema,
+  photoRecordSchema,
+  type Storage,
+  type SpuRecord,
+  type SkuRecord,
+  type SkuDetailRecord,
+  type BatchRecord,
+  type FlowRecord,
+  type PhotoRecord,
+  type SpuPageQuery,
+  type SkuListQuery,
+  type SkuDetailPageQuery,
+  type SkuBatchQuery,
+  type SkuFlowQuery,
+} from "./storage-shapes";
+import { arr, page, type Page } from "./schema-kit";
 import type { Transport } from "./transport.server";
 import { compact, type ObjectSpec, validateRequest } from "./validate";
 
@@ -48,172 +68,6 @@ export const STORAGE_OPS = {
   ),
   webhookSet: defineOp("webhook/set", "POST", "/webhook/set", "safe"),
 } as const;
-
-export const storageSchema = obj({
-  id: str,
-  name: str,
-  areaId: num,
-  areaCountryCode: str,
-  province: str,
-  city: str,
-  address1: str,
-  address2: str,
-  contacts: str,
-  phone: str,
-  zipCode: str,
-  isSelfPickup: num,
-  logisticsBrandList: arr(obj({ id: str, name: str })),
-});
-export type Storage = z.output<typeof storageSchema>;
-
-const quantitySet = {
-  clientTransitQuantity: num,
-  clientAvailableQuantity: num,
-  clientLockQuantity: num,
-  clientUseQuantity: num,
-  clientDisputeQuantity: num,
-  clientDisputeCompleteQuantity: num,
-  clientFreezeQuantity: num,
-};
-const warehouseQuantityInfo = obj({
-  countryCode: str,
-  warehouseQuantity: num,
-  clientTransitQuantity: num,
-});
-
-export const spuRecordSchema = obj({
-  productId: str,
-  productName: str,
-  spu: str,
-  productPic: str,
-  productType: str,
-  skuQuantity: num,
-  totalWarehouseQuantity: num,
-  minStockPrice: money,
-  maxStockPrice: money,
-  warehouseQuantityInfoList: arr(warehouseQuantityInfo),
-});
-export const skuRecordSchema = obj({
-  merchantId: str,
-  productId: str,
-  variantId: str,
-  sku: str,
-  productName: str,
-  variantKey: str,
-  variantValue1: str,
-  variantValue2: str,
-  variantValue3: str,
-  bigImage: str,
-  minStockPrice: money,
-  maxStockPrice: money,
-  warehouseQuantityInfoList: arr(warehouseQuantityInfo),
-});
-export const skuDetailRecordSchema = obj({
-  merchantId: str,
-  sku: str,
-  variantId: str,
-  productId: str,
-  productName: str,
-  storageId: str,
-  variantKey: str,
-  bigImage: str,
-  ...quantitySet,
-});
-export const batchRecordSchema = obj({
-  merchantId: str,
-  sku: str,
-  orderCode: str,
-  storage: str,
-  storageId: str,
-  productId: str,
-  orderQuantity: num,
-  unitPrice: num,
-  ...quantitySet,
-});
-export const flowRecordSchema = obj({
-  clientRecordId: str,
-  eventDesc: str,
-  changeQuantity: num,
-  createDate: timestamp,
-  eventOrderCode: str,
-  eventOrderCodeType: num,
-  clientVisible: num,
-  orderCode: str,
-  storage: str,
-  storageId: str,
-  unitPrice: num,
-  ...quantitySet,
-  clientTransitChangeQuantity: str,
-  clientAvailableChangeQuantity: str,
-  clientLockChangeQuantity: str,
-  clientUseChangeQuantity: str,
-  clientDisputeChangeQuantity: str,
-  clientDisputeChangeCompleteQuantity: str,
-  clientFreezeChangeQuantity: str,
-  skuDetailInfo: z.unknown().optional(),
-});
-export const photoRecordSchema = obj({
-  orderId: str,
-  pictureJson: arr(obj({ url: str, type: str })),
-});
-
-export type SpuRecord = z.output<typeof spuRecordSchema>;
-export type SkuRecord = z.output<typeof skuRecordSchema>;
-export type SkuDetailRecord = z.output<typeof skuDetailRecordSchema>;
-export type BatchRecord = z.output<typeof batchRecordSchema>;
-export type FlowRecord = z.output<typeof flowRecordSchema>;
-export type PhotoRecord = z.output<typeof photoRecordSchema>;
-
-export interface SpuPageQuery {
-  pageNum?: number;
-  pageSize?: number;
-  keyword?: string;
-  availableStock?: boolean;
-  pack?: boolean;
-  serviceProd?: boolean;
-  pod?: boolean;
-  productId?: string;
-  sku?: string;
-  sortField?: string;
-  sortType?: "asc" | "desc";
-}
-export interface SkuListQuery {
-  productId: string;
-  keyword?: string;
-  variantId?: string;
-}
-export interface SkuDetailPageQuery {
-  pageNum?: number;
-  pageSize?: number;
-  sku?: string;
-  productId?: string;
-  keyword?: string;
-  orderCode?: string;
-  storageIds?: string[];
-  availableStock?: boolean;
-  pack?: boolean;
-  serviceProd?: boolean;
-  pod?: boolean;
-  skuList?: string[];
-}
-export interface SkuBatchQuery {
-  sku: string;
-  keyword?: string;
-  orderCode?: string;
-  storageIds?: string[];
-  availableStock?: boolean;
-}
-export interface SkuFlowQuery {
-  pageNum?: number;
-  pageSize?: number;
-  sku?: string;
-  orderCode?: string;
-  eventOrderCode?: string;
-  storageId?: string;
-  unitPrice?: number;
-  recordId?: string;
-  clientVisible?: 0 | 1;
-}
 
 const paging: ObjectSpec = { pageNum: { type: "int", min: 1 }, pageSize: { type: "int", min: 1 } };
 
@@ -316,56 +170,6 @@ export class WarehouseResource {
       STORAGE_OPS.syncStorehouseVideoRequests,
       { body: { orderIdList } },
       arr(photoRecordSchema),
-    );
-  }
-}
-
-export interface WebhookSection {
-  type: "ENABLE" | "CANCEL";
-  callbackUrls: string[];
-}
-export interface WebhookSettings {
-  product?: WebhookSection;
-  stock?: WebhookSection;
-  order?: WebhookSection;
-  logistics?: WebhookSection;
-}
-
-const sectionSpec: ObjectSpec = {
-  type: { type: "string", required: true },
-  callbackUrls: { type: "stringArray", maxItems: 1 },
-};
-
-export class WebhooksResource {
-  constructor(private readonly t: Transport) {}
-
-  /** webhook/set. One callback address per section (Part 1 §2.6). */
-  async set(settings: WebhookSettings): Promise<boolean> {
-    validateRequest(
-      "webhook/set",
-      {
-        product: { type: "object", item: sectionSpec },
-        stock: { type: "object", item: sectionSpec },
-        order: { type: "object", item: sectionSpec },
-        logistics: { type: "object", item: sectionSpec },
-      },
-      settings,
-    );
-    for (const [name, s] of Object.entries(settings) as Array<
-      [string, WebhookSection | undefined]
-    >) {
-      if (s && s.type === "ENABLE" && s.callbackUrls.length !== 1) {
-        validateRequest(
-          "webhook/set",
-          { [`${name}.callbackUrls`]: { type: "string", required: true } },
-          {},
-        );
-      }
-    }
-    return this.t.call(
-      STORAGE_OPS.webhookSet,
-      { body: compact({ ...settings }) },
-      bool.transform((v) => v !== false),
     );
   }
 }
