@@ -6,7 +6,7 @@
  * - fulfillmentCreate takes fulfilment orders of one location only, and no input array holds
  *   more than 250 items.
  */
-import type { ShopFulfillmentOrder } from "./fulfillment-orders.server";
+import type { ShopFulfillmentOrder } from "./fulfillment-orders.shapes";
 import type {
   ShopifyFulfillmentOrderGid,
   ShopifyFulfillmentOrderLineItemGid,

@@ -18,7 +18,7 @@ import {
   type Tracking,
   toTracking,
   trackingInfo,
-} from "./fulfillment-orders.server";
+} from "./fulfillment-orders.shapes";
 import {
   type ShopifyFulfillmentGid,
   type ShopifyFulfillmentOrderGid,

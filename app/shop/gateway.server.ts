@@ -11,11 +11,8 @@
  * parsed with zod into the app's own types with branded ids (kept as strings); every failure
  * becomes a typed ShopError (errors.ts).
  */
-import {
-  type ShopFulfillmentState,
-  type Tracking,
-  readFulfillmentState,
-} from "./fulfillment-orders.server";
+import { readFulfillmentState } from "./fulfillment-orders.server";
+import { type ShopFulfillmentState, type Tracking } from "./fulfillment-orders.shapes";
 import {
   type CreateFulfillmentInput,
   type CreatedFulfillment,
@@ -53,6 +50,7 @@ import {
 } from "./catalog-writes.server";
 
 export * from "./fulfillment-orders.server";
+export * from "./fulfillment-orders.shapes";
 export * from "./fulfillment-plan";
 export * from "./fulfillments.server";
 export * from "./orders.server";

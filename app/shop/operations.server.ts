@@ -11,7 +11,7 @@ import {
   GET_FULFILLMENT_ORDER_LINE_ITEMS,
   GET_ORDER_FULFILLMENT_ORDERS,
   GET_ORDER_FULFILLMENT_ORDERS_WITHOUT_LOCATION,
-} from "./fulfillment-orders.server";
+} from "./fulfillment-orders.documents";
 import {
   CREATE_FULFILLMENT,
   GET_FULFILLMENT_LINE_ITEMS,
@@ -28,7 +28,7 @@ import {
   SHOP_TIME_ZONE,
   VARIANTS_BULK_UPDATE,
   VARIANT_INVENTORY_ITEMS,
-} from "./catalog-writes.server";
+} from "./catalog-writes.documents";
 
 export {
   CREATE_FULFILLMENT,
@@ -76,7 +76,7 @@ export const OPERATIONS: Record<string, Operation> = {
       linesFirst: FULFILLMENT_PAGE.fulfillmentOrderLines,
       fulfillmentsFirst: FULFILLMENT_PAGE.fulfillmentOrderFulfillments,
     },
-    module: "app/shop/fulfillment-orders.server.ts",
+    module: "app/shop/fulfillment-orders.documents.ts",
   },
   GetOrderFulfillmentOrdersWithoutLocation: {
     document: GET_ORDER_FULFILLMENT_ORDERS_WITHOUT_LOCATION,
@@ -87,17 +87,17 @@ export const OPERATIONS: Record<string, Operation> = {
       linesFirst: FULFILLMENT_PAGE.fulfillmentOrderLines,
       fulfillmentsFirst: FULFILLMENT_PAGE.fulfillmentOrderFulfillments,
     },
-    module: "app/shop/fulfillment-orders.server.ts",
+    module: "app/shop/fulfillment-orders.documents.ts",
   },
   GetFulfillmentOrderLineItems: {
     document: GET_FULFILLMENT_ORDER_LINE_ITEMS,
     worstCaseVariables: { id: FO, first: FULFILLMENT_PAGE.moreFulfillmentOrderLines, after: "c" },
-    module: "app/shop/fulfillment-orders.server.ts",
+    module: "app/shop/fulfillment-orders.documents.ts",
   },
   GetFulfillmentOrderFulfillments: {
     document: GET_FULFILLMENT_ORDER_FULFILLMENTS,
     worstCaseVariables: { id: FO, first: FULFILLMENT_PAGE.moreFulfillments, after: "c" },
-    module: "app/shop/fulfillment-orders.server.ts",
+    module: "app/shop/fulfillment-orders.documents.ts",
   },
   GetFulfillmentLineItems: {
     document: GET_FULFILLMENT_LINE_ITEMS,
@@ -136,17 +136,17 @@ export const OPERATIONS: Record<string, Operation> = {
   ShopBasics: {
     document: SHOP_BASICS,
     worstCaseVariables: {},
-    module: "app/shop/catalog-writes.server.ts",
+    module: "app/shop/catalog-writes.documents.ts",
   },
   ShopTimeZone: {
     document: SHOP_TIME_ZONE,
     worstCaseVariables: {},
-    module: "app/shop/catalog-writes.server.ts",
+    module: "app/shop/catalog-writes.documents.ts",
   },
   ProductSet: {
     document: PRODUCT_SET,
     worstCaseVariables: {},
-    module: "app/shop/catalog-writes.server.ts",
+    module: "app/shop/catalog-writes.documents.ts",
   },
   ProductVariantItems: {
     document: PRODUCT_VARIANT_ITEMS,
@@ -155,7 +155,7 @@ export const OPERATIONS: Record<string, Operation> = {
       first: CATALOG_WRITE_LIMITS.variantItems,
       after: "c",
     },
-    module: "app/shop/catalog-writes.server.ts",
+    module: "app/shop/catalog-writes.documents.ts",
   },
   VariantInventoryItems: {
     document: VARIANT_INVENTORY_ITEMS,
@@ -166,16 +166,16 @@ export const OPERATIONS: Record<string, Operation> = {
       ),
       locationId: "gid://shopify/Location/1",
     },
-    module: "app/shop/catalog-writes.server.ts",
+    module: "app/shop/catalog-writes.documents.ts",
   },
   VariantsBulkUpdate: {
     document: VARIANTS_BULK_UPDATE,
     worstCaseVariables: {},
-    module: "app/shop/catalog-writes.server.ts",
+    module: "app/shop/catalog-writes.documents.ts",
   },
   InventorySet: {
     document: INVENTORY_SET,
     worstCaseVariables: {},
-    module: "app/shop/catalog-writes.server.ts",
+    module: "app/shop/catalog-writes.documents.ts",
   },
 };

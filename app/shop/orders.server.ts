@@ -9,12 +9,11 @@
  */
 import { z } from "zod";
 import {
-  type ShopFulfillment,
-  type ShopFulfillmentOrder,
   fulfillmentPageSizes,
   readFulfillmentState,
   type FulfillmentPageSizes,
 } from "./fulfillment-orders.server";
+import { type ShopFulfillment, type ShopFulfillmentOrder } from "./fulfillment-orders.shapes";
 import {
   type ShopifyLineItemGid,
   type ShopifyOrderGid,
