@@ -1,6 +1,6 @@
 /**
- * The payment call answering late, after the client gave up (kept out of the mutation run of
- * pay.server.ts: it waits for the client's time-out, and the dropped reply of pay-batches
+ * The payment call answering late, after the client gave up (kept out of the mutation runs of
+ * app/fulfilment/pay/: it waits for the client's time-out, and the dropped reply of pay-batches
  * exercises the same code).
  */
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
