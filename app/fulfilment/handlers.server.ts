@@ -12,7 +12,7 @@ import { payloadId } from "../events/ids.server";
 import { jobKindFor, loadEvent } from "../events/store.server";
 import { cancelOrder } from "./actions.server";
 import type { FulfilmentDeps } from "../orders/deps.server";
-import { payAccount } from "./pay.server";
+import { payAccount } from "./pay/index.server";
 import { holdUnreachable, isRetryable, placeOrder, receiveShopOrder } from "./place.server";
 import { reconcileAccount } from "./reconcile.server";
 import { sandboxTrack } from "./sandbox-track.server";

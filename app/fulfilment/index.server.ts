@@ -4,7 +4,7 @@ export * from "../orders/deps.server";
 export * from "../orders/schedule.server";
 export * from "../orders/timeline.server";
 export { receiveShopOrder, placeOrder, buildCreateRequest, missingShipping } from "./place.server";
-export { payAccount } from "./pay.server";
+export { payAccount } from "./pay/index.server";
 export { trackOrder, onSvcEvent, idsFromParams, setServiceOrderId } from "./track.server";
 export { reconcileAccount, reconcileAll } from "./reconcile.server";
 export { retryOrder, holdOrder, releaseOrder, cancelOrder } from "./actions.server";

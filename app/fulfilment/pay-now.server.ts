@@ -1,8 +1,8 @@
 /**
  * Pay now (issue 14): with automatic payment off, orders wait at CREATED until the merchant
  * asks to pay them, one or a selection. The request is recorded on each order (payRequestedAt,
- * the timeline) and a pay run goes at once; the run pays only requested orders (pay.server.ts),
- * so nothing the merchant did not ask for is ever charged.
+ * the timeline) and a pay run goes at once; the run pays only requested orders
+ * (pay/index.server.ts), so nothing the merchant did not ask for is ever charged.
  */
 import type { FulfilmentDeps } from "../orders/deps.server";
 import { schedulePay } from "../orders/schedule.server";

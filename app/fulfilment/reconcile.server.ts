@@ -19,7 +19,7 @@ import { FINISHED_FLAGS } from "./after-payment.server";
 import { SELF_RELEASING } from "../orders/states";
 import { balanceSeen, recheckHeld } from "../orders/recheck.server";
 import { schedulePay, schedulePlace, scheduleTrack } from "../orders/schedule.server";
-import { PAID_AT_SERVICE } from "./pay.server";
+import { PAID_AT_SERVICE } from "./pay/index.server";
 import { addTimeline } from "../orders/timeline.server";
 import { hasNews, setServiceOrderId } from "./track.server";
 

@@ -19,7 +19,7 @@ import { CatalogResource } from "./catalog.server";
 import { ConnectionsResource } from "./connections.server";
 import { type Clock, systemClock } from "./clock";
 import { DisputesResource } from "./disputes.server";
-import { SvcAuthError, SvcError } from "./errors";
+import { SvcAuthError } from "./errors";
 import { DbRateLimiter, type RateScope } from "./limiter.server";
 import { LogisticsResource } from "./logistics.server";
 import { OrdersResource, PaymentResource } from "./orders.server";
@@ -54,34 +54,6 @@ export class SvcClient {
     this.inventory = new InventoryResource(transport);
     this.warehouses = new WarehouseResource(transport);
     this.webhooks = new WebhooksResource(transport);
-  }
-
-  /**
-   * Pays a parent order from the balance at most once: first checks with getOrderDetailBatch
-   * that its orders are not paid yet; after an unknown outcome (timeout, busy, 5xx) checks
-   * again and reports what happened instead of paying a second time.
-   */
-  async payShipmentOnce(
-    shipmentOrderId: string,
-    orderIds: string[],
-    payId?: string,
-  ): Promise<{ paid: boolean; alreadyPaid: boolean; outcomeWasUnknown: boolean }> {
-    const unpaid = async () =>
-      (await this.orders.getOrdersDetail(orderIds)).filter((o) =>
-        ["CREATED", "IN_CART", "UNPAID"].includes(o.orderStatus ?? ""),
-      ).length;
-    if (orderIds.length > 0 && (await unpaid()) === 0) {
-      return { paid: true, alreadyPaid: true, outcomeWasUnknown: false };
-    }
-    try {
-      await this.payment.payBalanceV2(shipmentOrderId, payId);
-      return { paid: true, alreadyPaid: false, outcomeWasUnknown: false };
-    } catch (error) {
-      if (!(error instanceof SvcError && error.outcomeUnknown)) throw error;
-      const left = await unpaid();
-      if (left === 0) return { paid: true, alreadyPaid: false, outcomeWasUnknown: true };
-      return { paid: false, alreadyPaid: false, outcomeWasUnknown: true };
-    }
   }
 
   /** Logs out at the service (both tokens become invalid) and forgets the stored tokens. */

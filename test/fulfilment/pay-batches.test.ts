@@ -15,7 +15,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cancelOrder } from "../../app/fulfilment/actions.server";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
-import { payAccount } from "../../app/fulfilment/pay.server";
+import { payAccount } from "../../app/fulfilment/pay/index.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { enqueue } from "../../app/jobs/queue.server";
 import { recheckHeld, SETTINGS_CAUSES } from "../../app/orders/recheck.server";

@@ -7,7 +7,7 @@
 import type { PaymentBatch, ShopOrder } from "@prisma/client";
 import { expect } from "vitest";
 import type { FulfilmentDeps } from "../../app/orders/deps.server";
-import { type PayRunResult, payAccount } from "../../app/fulfilment/pay.server";
+import { type PayRunResult, payAccount } from "../../app/fulfilment/pay/index.server";
 import { updateSettings } from "../../app/settings.server";
 import type { SvcClient } from "../../app/svc/client.server";
 import { toMoney } from "../../app/svc/decimal";

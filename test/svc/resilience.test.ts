@@ -191,40 +191,6 @@ describe("injected faults", () => {
     expect(sim.getBalance(fx.simAccountId)).toBe(before);
   }, 30_000);
 
-  it("payShipmentOnce: a timed-out payment is checked, not repeated; a paid shipment is not paid again", async () => {
-    const fx = await accountFixture(sim, {
-      callsPerSecond: 20,
-      queryCallsPerSecond: 20,
-      balance: "500.00",
-      deps: { timeoutMs: 300 },
-    });
-    const c = fx.client;
-    const o = await c.orders.createOrderV3(sampleOrder(orderNo("PO"), vid, { isSandbox: 0 }));
-    await c.orders.addCart([o.orderId!]);
-    const confirm = await c.orders.addCartConfirm([o.orderId!]);
-    sim.setFaults({ rateTimeout: 1, ops: ["payBalanceV2"], timeoutMs: 1000 });
-    const r1 = await c.payShipmentOnce(confirm.shipmentsId!, [o.orderId!]);
-    expect(r1).toEqual({ paid: true, alreadyPaid: false, outcomeWasUnknown: true });
-    sim.clearFaults();
-    const r2 = await c.payShipmentOnce(confirm.shipmentsId!, [o.orderId!]);
-    expect(r2).toEqual({ paid: true, alreadyPaid: true, outcomeWasUnknown: false });
-    expect(sim.calls({ op: "payBalanceV2", accountId: fx.simAccountId })).toHaveLength(1);
-    expect(
-      compareMoney(subtractMoney("500.00", sim.getBalance(fx.simAccountId)), o.orderAmount!),
-    ).toBe(0);
-    // A payment that never ran (5xx before the operation) is reported unpaid, not retried.
-    const o2 = await c.orders.createOrderV3(sampleOrder(orderNo("PO"), vid, { isSandbox: 0 }));
-    await c.orders.addCart([o2.orderId!]);
-    const confirm2 = await c.orders.addCartConfirm([o2.orderId!]);
-    sim.setFaults({ rate5xx: 1, ops: ["payBalanceV2"] });
-    expect(await c.payShipmentOnce(confirm2.shipmentsId!, [o2.orderId!])).toEqual({
-      paid: false,
-      alreadyPaid: false,
-      outcomeWasUnknown: true,
-    });
-    expect(sim.calls({ op: "payBalanceV2", accountId: fx.simAccountId })).toHaveLength(2);
-  }, 30_000);
-
   it("a dispute reply after a timeout is checked against the messages, not resent", async () => {
     const fx = await accountFixture(sim, {
       callsPerSecond: 20,
