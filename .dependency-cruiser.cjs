@@ -17,7 +17,7 @@
 
 const GROUND = [
   "^app/(db|svc|shop|jobs|metrics)/",
-  "^app/(config|crypto|db|logger|log-context|metrics|shutdown|draining|health|svc-partner)\\.server\\.ts$",
+  "^app/(config|crypto|db|logger|log-context|metrics|shutdown|draining|health)\\.server\\.ts$",
 ];
 const KERNEL = ["^app/orders/", "^app/page-kit/", "^app/settings\\.server\\.ts$"];
 const CAPABILITY = [
@@ -53,12 +53,6 @@ const EXCEPTIONS = [
     "app/shipping/rules.ts",
     "a shop's settings validate its shipping rules with the rules' own parser (a module " +
       "without dependencies)",
-  ],
-  [
-    "app/svc/auth.server.ts",
-    "app/svc-account/kinds.ts",
-    "DEBT (issue 31, step 4): the authorization use cases still live in svc/; they move to " +
-      "svc-account/, leaving svc/ a pure client",
   ],
 ];
 

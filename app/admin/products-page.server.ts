@@ -5,7 +5,7 @@ import { z } from "zod";
 import { bulkConnectStatus, startBulkConnect } from "../connections/bulk-connect.server";
 import type { ShopGateway } from "../shop/index.server";
 import { SvcError } from "../svc/index.server";
-import { accountOf, clientForShop, describeSvcError } from "./account.server";
+import { accountOf, clientForShop, describeSvcError } from "../svc-account/account.server";
 import { pageClientForShop, withinPageDeadline } from "../page-kit/page-reads.server";
 import {
   connectOne,
@@ -14,7 +14,7 @@ import {
   numericId,
 } from "../connections/connections.server";
 import { startShopSync } from "../catalog/jobs.server";
-import { browseErrorText, categoryOptions } from "./catalog-page.server";
+import { browseErrorText, categoryOptions } from "../catalog/page.server";
 import {
   refreshFacts,
   stockCountries,

@@ -23,7 +23,7 @@ import {
   disconnect,
   registerWebhooks,
   startConnect,
-} from "./account.server";
+} from "../svc-account/account.server";
 import { type FieldErrors, formObject, parseForm } from "../page-kit/forms.server";
 import { configuredMailer } from "../notify/mailer.server";
 import { sendTestEmail } from "../notify/test-email.server";
