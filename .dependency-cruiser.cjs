@@ -6,7 +6,7 @@
  *   kernel      app/orders/ (the order's vocabulary), app/page-kit/ (form parsing, bounded
  *               service reads) and app/settings.server.ts
  *   capability  app/<capability>/: connections, catalog, shipping, fx, repair, archive,
- *               fulfilment, disputes, notify, svc-account, shops, inventory, admin, components
+ *               fulfilment, disputes, notify, svc-account, shops, inventory, admin, components, settings-forms
  *   edges       app/webhooks/ (intake), app/worker/ (job kind → handler), app/routes/, the
  *               Remix entry and root, app/shopify.server.ts (the Shopify app and its auth)
  *
@@ -17,11 +17,11 @@
 
 const GROUND = [
   "^app/(db|svc|shop|jobs|metrics)/",
-  "^app/(config|crypto|db|logger|log-context|metrics|shutdown|draining|health|svc-partner)\\.server\\.ts$",
+  "^app/(config|crypto|db|logger|log-context|metrics|shutdown|draining|health)\\.server\\.ts$",
 ];
 const KERNEL = ["^app/orders/", "^app/page-kit/", "^app/settings\\.server\\.ts$"];
 const CAPABILITY = [
-  "^app/(connections|catalog|shipping|fx|repair|archive|fulfilment|disputes|notify|svc-account|shops|inventory|admin|components|workqueue|billing|reports|extension-api|sandbox)/",
+  "^app/(connections|catalog|shipping|fx|repair|archive|fulfilment|disputes|notify|svc-account|shops|inventory|admin|components|settings-forms|workqueue|billing|reports|extension-api|sandbox)/",
 ];
 const EDGES = [
   "^app/(webhooks|worker|routes)/",
@@ -53,12 +53,6 @@ const EXCEPTIONS = [
     "app/shipping/rules.ts",
     "a shop's settings validate its shipping rules with the rules' own parser (a module " +
       "without dependencies)",
-  ],
-  [
-    "app/svc/auth.server.ts",
-    "app/svc-account/kinds.ts",
-    "DEBT (issue 31, step 4): the authorization use cases still live in svc/; they move to " +
-      "svc-account/, leaving svc/ a pure client",
   ],
 ];
 

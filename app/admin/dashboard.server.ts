@@ -9,7 +9,7 @@ import type { PrismaClient } from "@prisma/client";
 import { getSettings, type ShopSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";
 import { WEBHOOK_GAP_THRESHOLD } from "../svc-account/kinds";
-import { accountStatus, balanceOf } from "./account.server";
+import { accountStatus, balanceOf } from "../svc-account/account.server";
 import { marginUsd, PROBLEM_STATES, shopTimeZone, stateCounts } from "./orders.server";
 import { flagWords, plainMessage } from "../orders/plain-words";
 

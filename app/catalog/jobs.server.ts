@@ -16,7 +16,7 @@ import { PermanentJobError } from "../jobs/handler";
 import { jobKindFor, loadEvent } from "../events/store.server";
 import { SvcNotFoundError, SvcParamError } from "../svc/index.server";
 import { ShopUserError } from "../shop/index.server";
-import { accountOf } from "../admin/account.server";
+import { accountOf } from "../svc-account/account.server";
 import { catalogIdsFromParams, refreshFacts } from "./facts.server";
 import { ImportRefusedError, importProduct } from "./import.server";
 import { syncShop } from "./sync.server";

@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { Prisma, type PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { fileKind, saveFile } from "../archive/files.server";
-import { accountOf, isOutage } from "../admin/account.server";
+import { accountOf, isOutage } from "../svc-account/account.server";
 import { addTimeline } from "../orders/timeline.server";
 import { logger } from "../logger.server";
 import { svcClientForAccount, type SvcClient } from "../svc/client.server";

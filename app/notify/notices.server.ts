@@ -16,7 +16,7 @@ import { flagWords } from "../orders/plain-words";
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
-import { balanceOf } from "../admin/account.server";
+import { balanceOf } from "../svc-account/account.server";
 import { warningsOf } from "../admin/dashboard.server";
 import { logger } from "../logger.server";
 import { emailList, getSettings, type ShopSettings } from "../settings.server";

@@ -2,12 +2,12 @@
  * The admin context of a page request: which shop, and its Admin API client.
  *
  * Production (and any run without SANDBOX=1): `authenticate.admin`, unchanged. In the sandbox,
- * a request carrying the signed sandbox cookie (app/admin/sandbox-auth.server.ts) gets the
+ * a request carrying the signed sandbox cookie (app/sandbox/auth.server.ts) gets the
  * shop's offline session instead; without the cookie it is sent to the sandbox sign-in.
  */
 import { redirect } from "@remix-run/node";
 import { authenticate, unauthenticated } from "../shopify.server";
-import { sandboxEnabled, sandboxShopOf } from "../admin/sandbox-auth.server";
+import { sandboxEnabled, sandboxShopOf } from "../sandbox/auth.server";
 
 export interface AdminContext {
   shop: string;

@@ -4,7 +4,7 @@
  * with price and days, the service orders it replaced) and its two actions.
  */
 import type { PrismaClient } from "@prisma/client";
-import { describeSvcError } from "../admin/account.server";
+import { describeSvcError } from "../svc-account/account.server";
 import { productionDeps } from "../orders/deps.server";
 import { PAID_STATES } from "../orders/states";
 import { quoteFor } from "../shipping/quote.server";

@@ -5,7 +5,7 @@
  * `{intent, ids, key}` starts an action, once per key.
  */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { extensionOrders, idsSchema, startExtensionAction } from "../admin/extension-api.server";
+import { extensionOrders, idsSchema, startExtensionAction } from "../extension-api/api.server";
 import { extensionJson, extensionRequest } from "../pages/extension-auth.server";
 import { prisma } from "../db.server";
 

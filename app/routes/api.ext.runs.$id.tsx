@@ -1,6 +1,6 @@
 /** An action started from an extension: its progress and each order's result (this shop's). */
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { extensionRun } from "../admin/extension-api.server";
+import { extensionRun } from "../extension-api/api.server";
 import { extensionJson, extensionRequest } from "../pages/extension-auth.server";
 import { prisma } from "../db.server";
 

@@ -20,7 +20,7 @@ import { dashboardData, liveBalance } from "../admin/dashboard.server";
 import { PERIODS, shopDateTime } from "../orders/shop-time";
 import { STATES } from "../orders/states";
 import { OrdersChart } from "../components/OrdersChart";
-import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
+import { PlaceOrderButton, SandboxCard } from "../sandbox/ui/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
 import { prisma } from "../db.server";
 

@@ -25,7 +25,7 @@ import {
   useBreakpoints,
 } from "@shopify/polaris";
 import { useState } from "react";
-import { catalogAction, catalogPageData } from "../admin/catalog-page.server";
+import { catalogAction, catalogPageData } from "../catalog/page.server";
 import { requireAdmin } from "../pages/context.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
 import { useAutoRefresh } from "../components/useAutoRefresh";

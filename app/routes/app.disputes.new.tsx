@@ -16,7 +16,7 @@ import {
 } from "@shopify/polaris";
 import { ImageIcon } from "@shopify/polaris-icons";
 import { useState } from "react";
-import { clientForShop } from "../admin/account.server";
+import { clientForShop } from "../svc-account/account.server";
 import { requireAdmin } from "../pages/context.server";
 import { AttachmentFields, MessageField } from "../components/DisputeFields";
 import { FormStatus, fieldError, type ActionData } from "../components/FormStatus";

@@ -14,7 +14,7 @@ import {
   useBreakpoints,
 } from "@shopify/polaris";
 import { ImageIcon } from "@shopify/polaris-icons";
-import { describeSvcError, isOutage } from "../admin/account.server";
+import { describeSvcError, isOutage } from "../svc-account/account.server";
 import {
   PageDeadlineError,
   deadlineText,

@@ -39,7 +39,7 @@ import { fileLink } from "../archive/files.server";
 import { FormStatus, type ActionData } from "../components/FormStatus";
 import { RepairCard, type RepairData } from "../components/RepairCard";
 import { repairAction, repairCardData } from "../repair/page.server";
-import { SandboxCard, ShipButton } from "../components/SandboxActions";
+import { SandboxCard, ShipButton } from "../sandbox/ui/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
 import { itemsTotal, rateText } from "../fx/format";
 import { prisma } from "../db.server";

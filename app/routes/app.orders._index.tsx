@@ -33,7 +33,7 @@ import { flagWords, plainMessage } from "../orders/plain-words";
 import { listOrders, type OrderView } from "../admin/orders.server";
 import { FormStatus, type ActionData } from "../components/FormStatus";
 import { useAutoRefresh } from "../components/useAutoRefresh";
-import { PlaceOrderButton, SandboxCard } from "../components/SandboxActions";
+import { PlaceOrderButton, SandboxCard } from "../sandbox/ui/SandboxActions";
 import { StateBadge } from "../components/StateBadge";
 import { useSubmitOnce } from "../components/SubmitOnce";
 import { ListFooter } from "../components/ListFooter";

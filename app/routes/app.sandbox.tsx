@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { requireAdmin } from "../pages/context.server";
-import { sandboxEnabled } from "../admin/sandbox-auth.server";
-import { SandboxDemoError, placeTestOrderOnce, shipTestOrder } from "../admin/sandbox-demo.server";
+import { sandboxEnabled } from "../sandbox/auth.server";
+import { SandboxDemoError, placeTestOrderOnce, shipTestOrder } from "../sandbox/demo.server";
 import { prisma } from "../db.server";
 
 /** The sandbox's demo buttons (place a customer order, ship an order). 404 outside the sandbox. */

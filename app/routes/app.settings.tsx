@@ -3,7 +3,8 @@ import { useActionData, useLoaderData, useNavigation, useSubmit } from "@remix-r
 import { Banner, Layout, List, Page } from "@shopify/polaris";
 import { useEffect, useRef } from "react";
 import { requireAdmin } from "../pages/context.server";
-import { saveAllSettings, settingsAction, settingsPageData } from "../admin/settings-page.server";
+import { settingsAction, settingsPageData } from "../settings-forms/page.server";
+import { saveAllSettings } from "../settings-forms/save-all.server";
 import { type ActionData, FormStatus } from "../components/FormStatus";
 import { SaveBar } from "../components/SaveBar";
 import {
@@ -11,25 +12,25 @@ import {
   SHIPPING_INTENT,
   ShippingRules,
   shippingSaved,
-} from "../components/ShippingRules";
+} from "../shipping/ui/ShippingRules";
 import { Toast } from "../components/Toast";
 import { useDraft } from "../components/useDraft";
-import { ConnectionCard, WebhookCard } from "../components/settings/AccountCards";
-import { FX_INTENT, FxRatesForm, fxSaved } from "../components/settings/FxRatesForm";
+import { ConnectionCard, WebhookCard } from "../svc-account/ui/AccountCards";
+import { FX_INTENT, FxRatesForm, fxSaved } from "../fx/ui/FxRatesForm";
 import {
   NOTIFY_INTENT,
   NotificationsForm,
   notificationsSaved,
-} from "../components/settings/NotificationsForm";
-import { ORDERS_INTENT, OrdersForm, ordersSaved } from "../components/settings/OrdersForm";
-import { PRICING_INTENT, PricingForm, pricingSaved } from "../components/settings/PricingForm";
+} from "../notify/ui/NotificationsForm";
+import { ORDERS_INTENT, OrdersForm, ordersSaved } from "../fulfilment/ui/OrdersForm";
+import { PRICING_INTENT, PricingForm, pricingSaved } from "../catalog/ui/PricingForm";
 import {
   PARTS,
   type PageResult,
   type PartIntent,
   isSaveAll,
   refusalOf,
-} from "../components/settings/parts";
+} from "../settings-forms/ui/parts";
 import { prisma } from "../db.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {

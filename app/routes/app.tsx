@@ -6,7 +6,7 @@ import { boundary } from "@shopify/shopify-app-remix/server";
 import { AppProvider } from "@shopify/shopify-app-remix/react";
 import { requireAdmin } from "../pages/context.server";
 import { PageOutlet } from "../components/PageOutlet";
-import { NAV_LINKS, SandboxNav, navLabel } from "../components/SandboxNav";
+import { NAV_LINKS, SandboxNav, navLabel } from "../sandbox/ui/SandboxNav";
 import { prisma } from "../db.server";
 import { unreadDisputes } from "../disputes/page.server";
 import { config } from "../config.server";

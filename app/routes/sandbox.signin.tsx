@@ -1,6 +1,6 @@
 import { type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { prisma } from "../db.server";
-import { sandboxEnabled, sandboxSignInCookie } from "../admin/sandbox-auth.server";
+import { sandboxEnabled, sandboxSignInCookie } from "../sandbox/auth.server";
 
 /**
  * Sandbox only: signs the demo shop (or `?shop=`, which must have an offline session) in with

@@ -2,8 +2,8 @@ import { json, type ActionFunctionArgs } from "@remix-run/node";
 import { prisma } from "../db.server";
 import { logger } from "../logger.server";
 import { afterAuthorization } from "../svc-account/authorized.server";
-import { receiveAuthorizationCode } from "../svc/index.server";
-import { partnerAuthConfigured, partnerAuthFlow } from "../svc-partner.server";
+import { receiveAuthorizationCode } from "../svc-account/authorize.server";
+import { partnerAuthConfigured, partnerAuthFlow } from "../svc-account/partner.server";
 import { BodyLimitError, parseJsonBounded, readTextLimited } from "../webhooks/json-limits.server";
 
 const MAX_BODY = 8 * 1024;

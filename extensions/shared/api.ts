@@ -3,11 +3,7 @@
  * address against the app's `application_url` and adds the session token (`Authorization:
  * Bearer …`) itself, so nothing here handles a token.
  */
-import type {
-  ExtensionIntent,
-  ExtensionOrder,
-  ExtensionRun,
-} from "../../app/admin/extension-types";
+import type { ExtensionIntent, ExtensionOrder, ExtensionRun } from "../../app/extension-api/types";
 import { isOrderState, STATE_TONES } from "../../app/orders/states";
 
 export type { ExtensionIntent, ExtensionOrder, ExtensionRun };

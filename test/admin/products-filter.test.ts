@@ -4,7 +4,7 @@
  * 250 looked accepted.
  */
 import { describe, expect, it } from "vitest";
-import { marginFilter } from "../../app/admin/products-page.server";
+import { marginFilter } from "../../app/connections/products-page.server";
 
 describe("the margin filter", () => {
   it("takes a number from 0 to 100, or nothing", () => {

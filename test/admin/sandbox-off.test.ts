@@ -6,7 +6,7 @@
 import { createCookie } from "@remix-run/node";
 import { describe, expect, it } from "vitest";
 import { requireAdmin } from "../../app/pages/context.server";
-import { sandboxEnabled, sandboxShopOf } from "../../app/admin/sandbox-auth.server";
+import { sandboxEnabled, sandboxShopOf } from "../../app/sandbox/auth.server";
 import { parseConfig } from "../../app/config.server";
 import { loader as signinLoader } from "../../app/routes/sandbox.signin";
 import { action as sandboxAction } from "../../app/routes/app.sandbox";

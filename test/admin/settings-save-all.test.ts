@@ -5,7 +5,7 @@
  * nothing at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { saveAllSettings } from "../../app/admin/settings-page.server";
+import { saveAllSettings } from "../../app/settings-forms/save-all.server";
 import { getSettings } from "../../app/settings.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
 

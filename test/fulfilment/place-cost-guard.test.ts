@@ -6,7 +6,7 @@
  * save that lifts the guard sends the held orders into the next payment.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { settingsAction } from "../../app/admin/settings-page.server";
+import { settingsAction } from "../../app/settings-forms/page.server";
 import { releaseOrder, retryOrder } from "../../app/fulfilment/actions.server";
 import { costGuardReason } from "../../app/orders/cost-guard";
 import { JOB } from "../../app/orders/schedule.server";

@@ -5,7 +5,7 @@
  * method the service does not offer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { settingsAction } from "../../app/admin/settings-page.server";
+import { settingsAction } from "../../app/settings-forms/page.server";
 import { candidates, ruleFor, ruleSchema } from "../../app/shipping/rules";
 import { toMoney } from "../../app/svc/decimal";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";

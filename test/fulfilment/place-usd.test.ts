@@ -4,7 +4,7 @@
  * USD shop needs none; a currency without a rate holds the order until one is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { settingsAction, parseRates } from "../../app/admin/settings-page.server";
+import { settingsAction, parseRates } from "../../app/settings-forms/page.server";
 import { refreshRates } from "../../app/fx/rates.server";
 import { schedulePlace } from "../../app/orders/schedule.server";
 import { updateSettings } from "../../app/settings.server";

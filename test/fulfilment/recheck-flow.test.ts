@@ -4,9 +4,9 @@
  * cause (connects, matches, tops up, saves), with no clock jump past any re-check period.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { balanceOf } from "../../app/admin/account.server";
+import { balanceOf } from "../../app/svc-account/account.server";
 import { connectVariants } from "../../app/connections/connections.server";
-import { settingsAction } from "../../app/admin/settings-page.server";
+import { settingsAction } from "../../app/settings-forms/page.server";
 import { updateSettings } from "../../app/settings.server";
 import { connectApiKey } from "../../app/svc-account/connect.server";
 import { svcClient } from "../../app/svc/client.server";

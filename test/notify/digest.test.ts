@@ -12,7 +12,7 @@ import { Worker } from "../../app/worker/worker.server";
 import { NOTIFY_JOB, notifyHandlers } from "../../app/notify/jobs.server";
 import { smtpMailer } from "../../app/notify/mailer.server";
 import { notifyShop, type Probe } from "../../app/notify/notices.server";
-import { balanceOf } from "../../app/admin/account.server";
+import { balanceOf } from "../../app/svc-account/account.server";
 import { action, loader } from "../../app/routes/notifications.unsubscribe";
 import { getSettings, settingsSchema, updateSettings } from "../../app/settings.server";
 import { readUnsubscribeToken, unsubscribeToken } from "../../app/notify/unsubscribe.server";

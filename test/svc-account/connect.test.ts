@@ -11,7 +11,7 @@ import { type ServiceSim, startServiceSim } from "../sim/service/index";
 let sim: ServiceSim;
 let app: Awaited<ReturnType<typeof serveRoutes>>;
 let prisma: PrismaClient;
-let account: typeof import("../../app/admin/account.server");
+let account: typeof import("../../app/svc-account/account.server");
 let jobs: typeof import("../../app/worker/registry.server");
 let worker: typeof import("../../app/worker/worker.server");
 let secrets: typeof import("../../app/svc-account/webhooks.server");
@@ -32,7 +32,7 @@ beforeAll(async () => {
   process.env.SVC_PARTNER_API_KEY = partner.apiKey;
   process.env.SHOPIFY_APP_URL = app.url;
   prisma = (await import("../../app/db.server")).prisma;
-  account = await import("../../app/admin/account.server");
+  account = await import("../../app/svc-account/account.server");
   jobs = await import("../../app/worker/registry.server");
   worker = await import("../../app/worker/worker.server");
   secrets = await import("../../app/svc-account/webhooks.server");

@@ -9,7 +9,11 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import * as E from "../../app/svc/errors";
-import { AUTH_OPS, receiveAuthorizationCode, startAuthorization } from "../../app/svc/auth.server";
+import { AUTH_OPS } from "../../app/svc/auth.server";
+import {
+  receiveAuthorizationCode,
+  startAuthorization,
+} from "../../app/svc-account/authorize.server";
 import { svcClientForAccount, type SvcClient } from "../../app/svc/client.server";
 import { CATALOG_OPS } from "../../app/svc/catalog.server";
 import { ORDER_OPS } from "../../app/svc/orders.server";

@@ -7,8 +7,8 @@ let sim: ServiceSim;
 let app: Awaited<ReturnType<typeof serveRoutes>>;
 let mods: {
   prisma: typeof import("../../app/db.server").prisma;
-  partnerAuthFlow: typeof import("../../app/svc-partner.server").partnerAuthFlow;
-  startAuthorization: typeof import("../../app/svc/index.server").startAuthorization;
+  partnerAuthFlow: typeof import("../../app/svc-account/partner.server").partnerAuthFlow;
+  startAuthorization: typeof import("../../app/svc-account/authorize.server").startAuthorization;
   svcClientForAccount: typeof import("../../app/svc/index.server").svcClientForAccount;
 };
 const SHOP = "affiliated.myshopify.com";
@@ -22,7 +22,8 @@ beforeAll(async () => {
   app = await serveRoutes({ "/svc/auth/callback": action });
   mods = {
     prisma: (await import("../../app/db.server")).prisma,
-    partnerAuthFlow: (await import("../../app/svc-partner.server")).partnerAuthFlow,
+    partnerAuthFlow: (await import("../../app/svc-account/partner.server")).partnerAuthFlow,
+    startAuthorization: (await import("../../app/svc-account/authorize.server")).startAuthorization,
     ...(await import("../../app/svc/index.server")),
   };
 });

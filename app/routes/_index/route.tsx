@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { sandboxEnabled, sandboxShopOf } from "../../admin/sandbox-auth.server";
+import { sandboxEnabled, sandboxShopOf } from "../../sandbox/auth.server";
 
 // Shopify opens the app at its URL with ?shop=…; everything else goes to the login form. In the
 // sandbox there is no Shopify to log in to: `/` opens the app when the demo shop is signed in,

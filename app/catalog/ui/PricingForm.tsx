@@ -3,8 +3,8 @@
  * supplier's cost, what happens when the cost moves, and whose stock the shop shows.
  */
 import { Checkbox, FormLayout, Select, TextField } from "@shopify/polaris";
-import { PartForm } from "./PartForm";
-import { type PartProps, type SettingsData, asPosted, fieldsOf } from "./parts";
+import { PartForm } from "../../settings-forms/ui/PartForm";
+import { type PartProps, type SettingsData, asPosted, fieldsOf } from "../../settings-forms/ui/parts";
 
 export const PRICING_INTENT = "save-pricing";
 

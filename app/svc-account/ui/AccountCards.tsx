@@ -14,10 +14,10 @@ import {
   TextField,
 } from "@shopify/polaris";
 import { useEffect, useState } from "react";
-import { ConfirmSubmit } from "../ConfirmSubmit";
-import { type ActionData, FormStatus, fieldError } from "../FormStatus";
-import { formatDateTime } from "../format";
-import type { SettingsData } from "./parts";
+import { ConfirmSubmit } from "../../components/ConfirmSubmit";
+import { type ActionData, FormStatus, fieldError } from "../../components/FormStatus";
+import { formatDateTime } from "../../components/format";
+import type { SettingsData } from "../../settings-forms/ui/parts";
 
 function Intent({ value }: { value: string }) {
   return <input type="hidden" name="intent" value={value} />;

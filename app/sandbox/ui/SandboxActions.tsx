@@ -1,6 +1,6 @@
 import { useFetcher } from "@remix-run/react";
 import { Banner, BlockStack, Button, Card, InlineStack, Text } from "@shopify/polaris";
-import { useSubmitOnce } from "./SubmitOnce";
+import { useSubmitOnce } from "../../components/SubmitOnce";
 
 type Result = { ok: false; error: string } | undefined;
 

@@ -4,7 +4,7 @@
  * when the list cannot be read, the saved value is the only choice and the field says why.
  */
 import { Select } from "@shopify/polaris";
-import type { SettingsData } from "./parts";
+import type { SettingsData } from "../../settings-forms/ui/parts";
 
 export function ShipFromSelect(p: {
   list: SettingsData["warehouses"];

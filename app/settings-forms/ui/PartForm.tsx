@@ -7,8 +7,8 @@
 import { Form } from "@remix-run/react";
 import { BlockStack, Card, FormLayout } from "@shopify/polaris";
 import type { ReactNode } from "react";
-import { type ActionData, FormStatus } from "../FormStatus";
-import { editingProps } from "../useAutoRefresh";
+import { type ActionData, FormStatus } from "../../components/FormStatus";
+import { editingProps } from "../../components/useAutoRefresh";
 
 export function PartForm(p: {
   intent: string;

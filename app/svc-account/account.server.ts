@@ -8,23 +8,18 @@ import type { PrismaClient, SvcAccount } from "@prisma/client";
 import { config } from "../config.server";
 import { decryptSecret, maskSecret } from "../crypto.server";
 import { logger } from "../logger.server";
-import { partnerAuthFlow } from "../svc-partner.server";
-import { ConnectError, connectApiKey } from "../svc-account/connect.server";
+import { startAuthorization } from "./authorize.server";
+import { partnerAuthFlow } from "./partner.server";
+import { ConnectError, connectApiKey } from "./connect.server";
 import {
   registerAccountWebhooks,
   releaseAccount,
   svcWebhookUrl,
   webhookProblem,
   webhookSecretOf,
-} from "../svc-account/webhooks.server";
+} from "./webhooks.server";
 import { SvcBusyError, SvcNetworkError, SvcServerError, SvcTransientError } from "../svc/errors";
-import {
-  SvcError,
-  startAuthorization,
-  svcClient,
-  svcClientForAccount,
-  type SvcClient,
-} from "../svc/index.server";
+import { SvcError, svcClient, svcClientForAccount, type SvcClient } from "../svc/index.server";
 
 export { svcWebhookUrl };
 

@@ -1,6 +1,6 @@
 /**
  * The JSON the Admin UI extensions read from the app (routes api.ext.*), shared by the server
- * (app/admin/extension-api.server.ts) and the extensions (extensions/shared/api.ts).
+ * (app/extension-api/api.server.ts) and the extensions (extensions/shared/api.ts).
  */
 
 /** The actions an extension offers: the ones that move an order on or stop it. */

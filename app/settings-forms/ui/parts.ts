@@ -3,9 +3,9 @@
  * merchant, their values as they post them, and the outcome of a save for each.
  */
 import type { SerializeFrom } from "@remix-run/node";
-import type { settingsPageData } from "../../admin/settings-page.server";
-import { type ActionData, fieldError } from "../FormStatus";
-import type { Draft } from "../useDraft";
+import type { settingsPageData } from "../page.server";
+import { type ActionData, fieldError } from "../../components/FormStatus";
+import type { Draft } from "../../components/useDraft";
 
 export const PARTS = [
   { intent: "save-settings", title: "Orders and payment" },

@@ -5,9 +5,10 @@
  * SVC_PARTNER_API_KEY and is stored encrypted like any other account's.
  */
 import { Prisma, type PrismaClient } from "@prisma/client";
-import { config } from "./config.server";
-import { encryptSecret } from "./crypto.server";
-import { type AuthFlowDeps, svcClientForAccount } from "./svc/index.server";
+import { config } from "../config.server";
+import { encryptSecret } from "../crypto.server";
+import { svcClientForAccount } from "../svc/index.server";
+import type { AuthFlowDeps } from "./authorize.server";
 
 export const PARTNER_AUTH_METHOD = "partner";
 

@@ -1,8 +1,8 @@
 /** The "Exchange rates" form of the settings page: the merchant's own rates, one a line. */
 import { TextField } from "@shopify/polaris";
-import { fieldError } from "../FormStatus";
-import { PartForm } from "./PartForm";
-import type { PartProps, SettingsData } from "./parts";
+import { fieldError } from "../../components/FormStatus";
+import { PartForm } from "../../settings-forms/ui/PartForm";
+import type { PartProps, SettingsData } from "../../settings-forms/ui/parts";
 
 export const FX_INTENT = "save-fx";
 

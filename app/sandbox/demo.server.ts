@@ -10,7 +10,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
 import { numericId } from "../connections/connections.server";
-import { sandboxEnabled } from "./sandbox-auth.server";
+import { sandboxEnabled } from "./auth.server";
 
 export class SandboxDemoError extends Error {}
 

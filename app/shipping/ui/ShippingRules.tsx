@@ -17,9 +17,9 @@ import {
   TextField,
 } from "@shopify/polaris";
 import { useEffect, useState } from "react";
-import { type ActionData, FormStatus, fieldError } from "./FormStatus";
-import { editingProps } from "./useAutoRefresh";
-import type { Draft } from "./useDraft";
+import { type ActionData, FormStatus, fieldError } from "../../components/FormStatus";
+import { editingProps } from "../../components/useAutoRefresh";
+import type { Draft } from "../../components/useDraft";
 
 interface Option {
   logisticName: string;

@@ -13,10 +13,10 @@ import {
   Text,
   TextField,
 } from "@shopify/polaris";
-import { type ActionData, FormStatus } from "../FormStatus";
-import { formatDateTime } from "../format";
-import { PartForm } from "./PartForm";
-import { type PartProps, type SettingsData, asPosted, fieldsOf } from "./parts";
+import { type ActionData, FormStatus } from "../../components/FormStatus";
+import { formatDateTime } from "../../components/format";
+import { PartForm } from "../../settings-forms/ui/PartForm";
+import { type PartProps, type SettingsData, asPosted, fieldsOf } from "../../settings-forms/ui/parts";
 
 export const NOTIFY_INTENT = "save-notifications";
 

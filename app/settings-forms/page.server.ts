@@ -6,27 +6,33 @@
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { recheckHeld, SETTINGS_CAUSES } from "../orders/recheck.server";
-import { quoteFor } from "../shipping/quote.server";
 import { checkShipFrom, listWarehouses, type WarehouseList } from "../shipping/warehouses.server";
 import { deadlineText, PageDeadlineError, withinPageDeadline } from "../page-kit/page-reads.server";
-import { EVERYWHERE, REGIONS, rulesSchema, type ShippingRule } from "../shipping/rules";
 import type { FreightOption } from "../svc/logistics.server";
 import { type ShopSettings, getSettings, settingsSchema, updateSettings } from "../settings.server";
-import { svcClientForAccount, SvcNotFoundError, SvcParamError } from "../svc/index.server";
 import {
   AccountError,
-  accountOf,
   accountStatus,
   balanceOf,
   connectWithApiKey,
-  describeSvcError,
   disconnect,
   registerWebhooks,
   startConnect,
-} from "./account.server";
+} from "../svc-account/account.server";
 import { type FieldErrors, formObject, parseForm } from "../page-kit/forms.server";
 import { configuredMailer } from "../notify/mailer.server";
 import { sendTestEmail } from "../notify/test-email.server";
+import { parseRates } from "../fx/settings-form";
+import {
+  checkOffered,
+  checkWarehouse,
+  parseRules,
+  quoteForm,
+  sampleQuote,
+  warehouseOf,
+} from "../shipping/settings-form.server";
+
+export { parseRates };
 
 export type SettingsActionResult =
   | {
@@ -137,20 +143,6 @@ const pricingForm = fieldsOf(PRICING_FIELDS).superRefine((s, ctx) => {
     });
 });
 
-/** The chosen warehouse's name and country, looked up with warehouse/detail (best effort). */
-async function warehouseOf(db: PrismaClient, shop: string, settings: ShopSettings) {
-  if (!settings.storageId) return null;
-  const account = await accountOf(db, shop);
-  if (!account) return null;
-  try {
-    const client = await svcClientForAccount(account.id, { prisma: db, timeoutMs: 8000 });
-    const w = await client.warehouses.detail(settings.storageId);
-    return { id: settings.storageId, name: w.name ?? "", country: w.areaCountryCode ?? "" };
-  } catch (error) {
-    return { id: settings.storageId, name: "", country: "", error: describeSvcError(error) };
-  }
-}
-
 const apiKeyForm = z.object({
   apiKey: z
     .string()
@@ -207,7 +199,7 @@ function saved(intent: string, what: string, rechecked: number): SettingsActionR
   return { ok: true, intent, message: `${what}${again}` };
 }
 
-function fail(intent: string, errors: FieldErrors): SettingsActionResult {
+export function fail(intent: string, errors: FieldErrors): SettingsActionResult {
   return { ok: false, intent, errors };
 }
 
@@ -338,218 +330,4 @@ export async function settingsAction(
   }
 }
 
-/** A warehouse id must exist at the service (warehouse/detail); null when it does. */
-async function checkWarehouse(
-  db: PrismaClient,
-  shop: string,
-  storageId: string,
-): Promise<string | null> {
-  if (!storageId) return null;
-  const account = await accountOf(db, shop);
-  if (!account) return "Connect a service account before choosing a warehouse";
-  try {
-    const client = await svcClientForAccount(account.id, { prisma: db, timeoutMs: 8000 });
-    await client.warehouses.detail(storageId);
-    return null;
-  } catch (error) {
-    if (error instanceof SvcNotFoundError || error instanceof SvcParamError) {
-      return "The service knows no warehouse with this id";
-    }
-    return `The warehouse could not be checked: ${describeSvcError(error)}`;
-  }
-}
-
-/** "EUR 1.0812" per line (also "EUR=1.0812"): USD per one unit; a clear error otherwise. */
-export function parseRates(text: string): Record<string, string> | string {
-  const out: Record<string, string> = {};
-  const lines = text
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter(Boolean);
-  if (lines.length > 50) return "At most 50 rates";
-  for (const line of lines) {
-    const m = /^([A-Za-z]{3})\s*[=:\s]\s*(\d{1,6}(?:\.\d{1,8})?)$/.exec(line);
-    if (!m || Number(m[2]) <= 0) {
-      return `"${line.slice(0, 40)}" is not a rate: write the currency code and the USD for one unit, e.g. EUR 1.0812`;
-    }
-    const code = m[1]!.toUpperCase();
-    if (code === "USD") return "USD needs no rate";
-    if (out[code]) return `${code} is listed twice`;
-    out[code] = m[2]!;
-  }
-  return out;
-}
-
-const quoteForm = z.object({
-  from: z
-    .string()
-    .trim()
-    .toUpperCase()
-    .regex(/^[A-Z]{2}$/, "A two-letter country code"),
-  to: z
-    .string()
-    .trim()
-    .toUpperCase()
-    .regex(/^[A-Z]{2}$/, "A two-letter country code"),
-});
-
-/** The rules from the form's JSON field, with errors keyed `shippingRules.<i>.<field>`. */
-function parseRules(
-  value: FormDataEntryValue | null,
-): { ok: true; data: ShippingRule[] } | { ok: false; errors: FieldErrors } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(typeof value === "string" ? value : "");
-  } catch {
-    return {
-      ok: false,
-      errors: { shippingRules: "The shipping rules could not be read: try again." },
-    };
-  }
-  const parsed = rulesSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, data: parsed.data };
-  const errors: FieldErrors = {};
-  for (const issue of parsed.error.issues) {
-    errors[["shippingRules", ...issue.path].join(".")] ??= issue.message;
-  }
-  return { ok: false, errors };
-}
-
-/** A country a rule's methods are checked against: its own, its region's first, or the US. */
-function sampleDestination(to: string): string {
-  if (to === EVERYWHERE) return "US";
-  return REGIONS[to]?.countries[0] ?? to;
-}
-
-/**
- * The methods the service offers from one country to another for up to three of the shop's
- * matched variants (a stored quote when fresh), or a sentence saying why there is none.
- */
-async function sampleQuote(
-  db: PrismaClient,
-  shop: string,
-  from: string,
-  to: string,
-): Promise<FreightOption[] | string> {
-  const account = await accountOf(db, shop);
-  if (!account) return "Connect a service account first: the methods come from its freight quote.";
-  const matched = await db.productConnection.findMany({
-    where: { shopDomain: shop },
-    select: { svcVid: true },
-    orderBy: { createdAt: "asc" },
-    take: 3,
-  });
-  if (matched.length === 0) {
-    return "Match a product on the Products page first: the methods offered depend on the products.";
-  }
-  try {
-    const q = await quoteFor(
-      {
-        prisma: db,
-        svcFor: (id) => svcClientForAccount(id, { prisma: db, timeoutMs: 8000 }),
-        clock: { now: Date.now },
-      },
-      account.id,
-      {
-        from,
-        to: sampleDestination(to),
-        products: matched.map((m) => ({ vid: m.svcVid, quantity: 1 })),
-      },
-    );
-    return q.options;
-  } catch (error) {
-    return `The service gave no freight quote: ${describeSvcError(error)}`;
-  }
-}
-
-/** Named methods and fallbacks the service does not offer on the rule's route (by field). */
-async function checkOffered(
-  db: PrismaClient,
-  shop: string,
-  rules: ShippingRule[],
-): Promise<FieldErrors | null> {
-  const errors: FieldErrors = {};
-  for (const [i, r] of rules.entries()) {
-    const names = [
-      ...(r.strategy === "named" && r.method ? [["method", r.method] as const] : []),
-      ...r.fallbacks.map((f) => ["fallbacks", f] as const),
-    ];
-    if (names.length === 0) continue;
-    const dest = sampleDestination(r.to);
-    const q = await sampleQuote(db, shop, r.from, r.to);
-    if (typeof q === "string") {
-      errors[`shippingRules.${i}.${names[0]![0]}`] = q;
-      continue;
-    }
-    for (const [field, name] of names) {
-      const key = `shippingRules.${i}.${field}`;
-      if (errors[key] || q.some((o) => o.logisticName.toLowerCase() === name.toLowerCase()))
-        continue;
-      errors[key] =
-        `${name} is not offered from ${r.from} to ${dest}. Offered: ${q.map((o) => o.logisticName).join(", ") || "nothing"}.`;
-    }
-  }
-  return Object.keys(errors).length ? errors : null;
-}
-
 export { formObject };
-
-/** The forms of settings the page's one save bar saves together, in this order. */
-export const SAVE_INTENTS = [
-  "save-settings",
-  "save-shipping",
-  "save-fx",
-  "save-pricing",
-  "save-notifications",
-] as const;
-
-/** What the save bar's Save did: each changed form saved, or refused with its fields' errors. */
-export interface SaveAllResult {
-  /** Every form sent was saved. */
-  ok: boolean;
-  intent: "save-all";
-  /** The forms saved, said in the merchant's words ("Settings saved. Pricing saved: …"). */
-  message: string;
-  results: SettingsActionResult[];
-}
-
-const UNREADABLE = "The changes could not be read: reload the page and change them again.";
-
-/**
- * The save bar's Save: `part` fields, each one form as it posts itself (URL-encoded, with its
- * own `intent`). Each form is validated and saved as if posted alone: one refused form changes
- * nothing of its own and does not stop the others. A post that is not such a list changes
- * nothing at all.
- */
-export async function saveAllSettings(
-  db: PrismaClient,
-  shop: string,
-  form: FormData,
-  opts: { sandbox: boolean },
-): Promise<SaveAllResult | SettingsActionResult> {
-  const raw = form.getAll("part");
-  if (raw.length === 0) return fail("save-all", { form: "Nothing to save: nothing was changed." });
-  if (raw.length > SAVE_INTENTS.length) return fail("save-all", { form: UNREADABLE });
-  const parts = new Map<string, FormData>();
-  for (const value of raw) {
-    if (typeof value !== "string") return fail("save-all", { form: UNREADABLE });
-    const one = new FormData();
-    for (const [k, v] of new URLSearchParams(value)) one.append(k, v);
-    const intent = String(one.get("intent") ?? "");
-    const known = (SAVE_INTENTS as readonly string[]).includes(intent);
-    if (!known || parts.has(intent)) return fail("save-all", { form: UNREADABLE });
-    parts.set(intent, one);
-  }
-  const results: SettingsActionResult[] = [];
-  for (const intent of SAVE_INTENTS) {
-    const one = parts.get(intent);
-    if (one) results.push(await settingsAction(db, shop, one, opts));
-  }
-  const saved = results.filter((r) => r.ok).map((r) => (r.ok ? r.message : ""));
-  return {
-    ok: saved.length === results.length,
-    intent: "save-all",
-    message: saved.join(". "),
-    results,
-  };
-}

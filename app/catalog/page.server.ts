@@ -5,7 +5,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { startCatalogImport } from "../catalog/jobs.server";
+import { startCatalogImport } from "./jobs.server";
 import {
   type CategoryTree,
   SvcBusyError,
@@ -14,7 +14,7 @@ import {
   SvcRateLimitError,
   SvcServerError,
 } from "../svc/index.server";
-import { accountOf, describeSvcError } from "./account.server";
+import { accountOf, describeSvcError } from "../svc-account/account.server";
 import {
   PageDeadlineError,
   deadlineText,
