@@ -13,7 +13,7 @@ import { jobKindFor, loadEvent } from "../events/store.server";
 import { cancelOrder } from "./actions.server";
 import type { FulfilmentDeps } from "../orders/deps.server";
 import { payAccount } from "./pay.server";
-import { holdUnreachable, isRetryable, placeOrder, receiveShopOrder } from "./place.server";
+import { holdUnreachable, isRetryable, placeOrder, receiveShopOrder } from "./place/index.server";
 import { reconcileAccount } from "./reconcile.server";
 import { sandboxTrack } from "./sandbox-track.server";
 import { JOB, schedulePlace } from "../orders/schedule.server";
