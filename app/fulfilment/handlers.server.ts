@@ -14,7 +14,7 @@ import { cancelOrder } from "./actions.server";
 import type { FulfilmentDeps } from "../orders/deps.server";
 import { payAccount } from "./pay.server";
 import { holdUnreachable, isRetryable, placeOrder, receiveShopOrder } from "./place/index.server";
-import { reconcileAccount } from "./reconcile.server";
+import { reconcileAccount } from "./reconcile/index.server";
 import { sandboxTrack } from "./sandbox-track.server";
 import { JOB, schedulePlace } from "../orders/schedule.server";
 import { onSvcEvent, trackHinted, trackOrder } from "./track.server";

@@ -6,7 +6,7 @@ export * from "../orders/timeline.server";
 export { receiveShopOrder, placeOrder, buildCreateRequest, missingShipping } from "./place/index.server";
 export { payAccount } from "./pay.server";
 export { trackOrder, onSvcEvent, idsFromParams, setServiceOrderId } from "./track.server";
-export { reconcileAccount, reconcileAll } from "./reconcile.server";
+export { reconcileAccount, reconcileAll } from "./reconcile/index.server";
 export { retryOrder, holdOrder, releaseOrder, cancelOrder } from "./actions.server";
 export { recheckHeld, stillHeld, balanceSeen } from "../orders/recheck.server";
 export { fulfilmentHandlers, fulfilmentRecurringJobs } from "./handlers.server";

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { placeOrder } from "../../app/fulfilment/place/index.server";
-import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
+import { reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
 import { parseLineItemGid, parseOrderGid } from "../../app/shop/ids";
 import type { SimProduct } from "../sim/shop/server";
 import { type Harness, prisma, startHarness } from "./harness";
