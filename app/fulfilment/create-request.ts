@@ -1,6 +1,6 @@
 /**
  * The store-flow V3 create request of one shop order, and the checks of its address that come
- * before it (split out of place.server.ts; pure: no database, no service). Nothing is made up:
+ * before it (split out of the place step, app/fulfilment/place/index.server.ts; pure: no database, no service). Nothing is made up:
  * a province the address lacks stays empty (the order is held where the destination needs one,
  * see app/shipping/destinations.ts), and IOSS goes only to EU destinations.
  */

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { payNowAction } from "../../app/admin/order-actions.server";
 import { requestPayment } from "../../app/fulfilment/pay-now.server";
-import { CREATED_WATCH_AFTER_MS } from "../../app/fulfilment/reconcile.server";
+import { CREATED_WATCH_AFTER_MS } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { enqueue } from "../../app/jobs/queue.server";
 import { type Harness, prisma, startHarness } from "./harness";

@@ -1,5 +1,5 @@
 /**
- * Placing orders (app/fulfilment/place.server.ts), step by step against the shop and service
+ * Placing orders (app/fulfilment/place/), step by step against the shop and service
  * simulators over HTTP and a real database: the webhook that stores the order (validation,
  * trigger, replays, the review window), the holds and their reasons, the exact store-flow V3
  * create request, a create whose reply is lost (found by its number, never created twice), the
@@ -23,7 +23,7 @@ import {
   placeOrder,
   protectedDataMessage,
   receiveShopOrder,
-} from "../../app/fulfilment/place.server";
+} from "../../app/fulfilment/place/index.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
 import { DEFAULT_SETTINGS, type ShopSettings, updateSettings } from "../../app/settings.server";

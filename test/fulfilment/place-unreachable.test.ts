@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVICE_DOWN_AFTER_ATTEMPTS } from "../../app/fulfilment/handlers.server";
-import { holdUnreachable } from "../../app/fulfilment/place.server";
-import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
+import { holdUnreachable } from "../../app/fulfilment/place/index.server";
+import { reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 import { NO_TOKENS } from "../../app/svc/tokens.server";

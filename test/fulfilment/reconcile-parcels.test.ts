@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FulfilmentDeps } from "../../app/orders/deps.server";
-import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
+import { reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
 import type { OrderRecord } from "../../app/svc/order-shapes";
 import { type Harness, prisma, startHarness } from "./harness";

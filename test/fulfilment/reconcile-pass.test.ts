@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FulfilmentDeps } from "../../app/orders/deps.server";
-import { reconcileAccount, reconcileAll } from "../../app/fulfilment/reconcile.server";
+import { reconcileAccount, reconcileAll } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { trackOrder } from "../../app/fulfilment/track.server";
 import { updateSettings } from "../../app/settings.server";

@@ -4,7 +4,7 @@
  * fulfils only its own lines).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
+import { reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { enqueue } from "../../app/jobs/queue.server";
 import type { SimOrder } from "../sim/service/index";

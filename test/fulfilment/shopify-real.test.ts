@@ -8,8 +8,8 @@
  * - a shop that has not granted protected customer data sees the order held, saying so.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { placeOrder } from "../../app/fulfilment/place.server";
-import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
+import { placeOrder } from "../../app/fulfilment/place/index.server";
+import { reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
 import { parseLineItemGid, parseOrderGid } from "../../app/shop/ids";
 import type { SimProduct } from "../sim/shop/server";
 import { type Harness, prisma, startHarness } from "./harness";

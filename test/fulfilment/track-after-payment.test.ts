@@ -12,7 +12,7 @@ import {
   parcelFlag,
   recordFlag,
 } from "../../app/fulfilment/after-payment.server";
-import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
+import { reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
 import { hasNews, onSvcEvent, trackOrder } from "../../app/fulfilment/track.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 

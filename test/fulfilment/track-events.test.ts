@@ -6,7 +6,7 @@
  * or one racing the reconciler still writes the tracking once.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { reconcileAccount } from "../../app/fulfilment/reconcile.server";
+import { reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { onSvcEvent, svcEventIdle, trackHinted } from "../../app/fulfilment/track.server";
 import { updateSettings } from "../../app/settings.server";

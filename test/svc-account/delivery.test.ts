@@ -33,7 +33,7 @@ await new Promise<void>((r) => forwarder.listen(0, "127.0.0.1", r));
 process.env.SHOPIFY_APP_URL = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
 const { prisma, startHarness } = await import("../fulfilment/harness");
 const { registerAccountWebhooks } = await import("../../app/svc-account/webhooks.server");
-const { reconcileAccount } = await import("../../app/fulfilment/reconcile.server");
+const { reconcileAccount } = await import("../../app/fulfilment/reconcile/index.server");
 const { enqueue } = await import("../../app/jobs/queue.server");
 const { SVC_ACCOUNT_JOB } = await import("../../app/svc-account/kinds");
 
