@@ -3,7 +3,12 @@ export * from "./model";
 export * from "../orders/deps.server";
 export * from "../orders/schedule.server";
 export * from "../orders/timeline.server";
-export { receiveShopOrder, placeOrder, buildCreateRequest, missingShipping } from "./place/index.server";
+export {
+  receiveShopOrder,
+  placeOrder,
+  buildCreateRequest,
+  missingShipping,
+} from "./place/index.server";
 export { payAccount } from "./pay/index.server";
 export { trackOrder, onSvcEvent, idsFromParams, setServiceOrderId } from "./track.server";
 export { reconcileAccount, reconcileAll } from "./reconcile/index.server";

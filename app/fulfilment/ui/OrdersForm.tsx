@@ -6,9 +6,18 @@
 import { Checkbox, FormLayout, Select, TextField } from "@shopify/polaris";
 import { NOTIFY_KEYS } from "../../notify/ui/NotificationsForm";
 import { PartForm } from "../../settings-forms/ui/PartForm";
-import { type PartProps, type SettingsData, asPosted, fieldsOf } from "../../settings-forms/ui/parts";
+import {
+  type PartProps,
+  type SettingsData,
+  asPosted,
+  fieldsOf,
+} from "../../settings-forms/ui/parts";
 import { PRICING_KEYS } from "../../catalog/ui/PricingForm";
-import { ShipFromSelect, WAREHOUSE_MODES_HIDDEN, warehouseModeOptions } from "../../shipping/ui/ShipFromSelect";
+import {
+  ShipFromSelect,
+  WAREHOUSE_MODES_HIDDEN,
+  warehouseModeOptions,
+} from "../../shipping/ui/ShipFromSelect";
 
 export const ORDERS_INTENT = "save-settings";
 
