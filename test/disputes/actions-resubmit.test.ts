@@ -68,6 +68,13 @@ describe("a reply's form key sends once", () => {
       where: { disputeId: opened!.id, messageId: { startsWith: "pending:" } },
     });
     expect(listed).toHaveLength(0);
+    // What stays is the form key's lock row (`key:`), which the page does not show.
+    const locks = await prisma.disputeMessage.findMany({
+      where: { disputeId: opened!.id, messageId: { startsWith: "key:" } },
+    });
+    expect(locks.map((m) => [m.messageId.length, m.text, m.fromSupport])).toEqual([
+      [36, "", false],
+    ]);
     const before = replies().length;
     expect(await reply(form)).toEqual({ sent: false, already: true });
     expect(await reply(form)).toEqual({ sent: false, already: true });
