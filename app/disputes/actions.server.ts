@@ -405,6 +405,9 @@ async function ownDispute(db: PrismaClient, shop: string, id: string) {
   return d;
 }
 
+/** The prefix of a reply's lock row (a form key sent), which no page shows. */
+export const REPLY_KEY = "key:";
+
 const replySchema = () =>
   z.object({
     text: messageText("Write a message"),
@@ -412,8 +415,10 @@ const replySchema = () =>
   });
 
 /**
- * Replies to a dispute: once per form key (a `pending:` message row is the lock), through
- * replyOnce (after a time-out the messages are read before sending again).
+ * Replies to a dispute: once per form key, through replyOnce (after a time-out the messages are
+ * read before sending again). The lock is a `key:` message row, never shown and kept once the
+ * reply may have gone, so that the same form never sends again, even after the read-back has
+ * replaced the `pending:` stand-in (the message as shown until the service lists it).
  */
 export async function replyToDispute(
   db: PrismaClient,
@@ -428,17 +433,14 @@ export async function replyToDispute(
     throw new DisputeInputError(issue.message, String(issue.path[0] ?? "form"));
   }
   const d = await ownDispute(db, account.shopDomain, input.id);
-  const lockId = `pending:${createHash("sha256").update(parsed.data.clientKey).digest("hex").slice(0, 32)}`;
-  try {
-    await db.disputeMessage.create({
-      data: {
-        disputeId: d.id,
-        messageId: lockId,
-        fromSupport: false,
-        at: new Date(),
-        text: storedReplyText(parsed.data.text),
-      },
+  const hash = createHash("sha256").update(parsed.data.clientKey).digest("hex").slice(0, 32);
+  const [keyId, lockId] = [`${REPLY_KEY}${hash}`, `pending:${hash}`];
+  const row = (messageId: string, text: string) =>
+    db.disputeMessage.create({
+      data: { disputeId: d.id, messageId, fromSupport: false, at: new Date(), text },
     });
+  try {
+    await db.$transaction([row(keyId, ""), row(lockId, storedReplyText(parsed.data.text))]);
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")
       return { sent: false, already: true };
@@ -462,7 +464,9 @@ export async function replyToDispute(
   } catch (error) {
     // Not sent (a refusal): the lock goes so that a corrected message can be sent.
     if (!(error instanceof SvcError && error.outcomeUnknown)) {
-      await db.disputeMessage.deleteMany({ where: { disputeId: d.id, messageId: lockId } });
+      await db.disputeMessage.deleteMany({
+        where: { disputeId: d.id, messageId: { in: [keyId, lockId] } },
+      });
     }
     throw error;
   }

@@ -2,6 +2,7 @@
 import { orderName } from "../orders/shop-time";
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { CLOSED, dealText, isClosed } from "./sync.server";
+import { REPLY_KEY } from "./actions.server";
 
 export const DISPUTE_VIEWS = ["all", "unread", "open", "closed"] as const;
 export type DisputeView = (typeof DISPUTE_VIEWS)[number];
@@ -117,7 +118,13 @@ export function unreadDisputes(db: PrismaClient, shop: string): Promise<number> 
 export async function disputeDetail(db: PrismaClient, shop: string, id: string) {
   const d = await db.dispute.findFirst({
     where: { id, shopDomain: shop },
-    include: { messages: { orderBy: [{ at: "asc" }, { id: "asc" }] } },
+    include: {
+      messages: {
+        // A reply's lock row (app/disputes/actions.server.ts) is not a message.
+        where: { NOT: { messageId: { startsWith: REPLY_KEY } } },
+        orderBy: [{ at: "asc" }, { id: "asc" }],
+      },
+    },
   });
   if (!d) return null;
   if (d.unread) await db.dispute.update({ where: { id: d.id }, data: { unread: false } });

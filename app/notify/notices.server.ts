@@ -106,8 +106,11 @@ export async function detectNotices(
           state: "HELD",
           updatedAt: { gte: since, lte: heldBefore },
           // An outage has its own notice (and its own end); a review-window wait is scheduled,
-          // not a problem.
-          NOT: { reasonCode: { in: ["service_unavailable", "review_window"] } },
+          // not a problem. A hold with no reason code is one: SQL's NOT IN drops NULLs.
+          OR: [
+            { reasonCode: null },
+            { reasonCode: { notIn: ["service_unavailable", "review_window"] } },
+          ],
         },
         orderBy: { updatedAt: "desc" },
         take: SCAN_MAX,

@@ -210,9 +210,15 @@ describe("a refund dispute on a delivered order", () => {
     svc.setDisputeStatus(sim.id, 200, "Thanks, we are checking with the warehouse.");
     const out = await sync("recent");
     expect(out).toMatchObject({ seen: 2, newSupportMessages: 1 });
+    // The messages (a reply's lock row, `key:`, is not one).
     const row = await prisma.dispute.findUniqueOrThrow({
       where: { id: disputeId },
-      include: { messages: { orderBy: { at: "asc" } } },
+      include: {
+        messages: {
+          where: { NOT: { messageId: { startsWith: "key:" } } },
+          orderBy: { at: "asc" },
+        },
+      },
     });
     expect(row.status).toBe("Pending review");
     expect(row.unread).toBe(true);
