@@ -41,7 +41,8 @@ export async function dashboardData(
           // A review-window wait is scheduled, not a problem.
           OR: [
             { state: "FAILED" },
-            { state: "HELD", NOT: { reasonCode: "review_window" } },
+            // `NOT` drops NULLs in SQL: a hold without a reason code is a problem too.
+            { state: "HELD", OR: [{ reasonCode: null }, { reasonCode: { not: "review_window" } }] },
             { flag: { not: null } },
           ],
         },

@@ -41,7 +41,8 @@ function viewWhere(view: OrderView): Prisma.ShopOrderWhereInput {
       return {
         OR: [
           { state: "FAILED" },
-          { state: "HELD", NOT: { reasonCode: { in: NOT_A_PROBLEM } } },
+          // `NOT IN` drops NULLs in SQL: a hold without a reason code is a problem too.
+          { state: "HELD", OR: [{ reasonCode: null }, { reasonCode: { notIn: NOT_A_PROBLEM } }] },
           { flag: { not: null } },
         ],
       };

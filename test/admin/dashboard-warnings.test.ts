@@ -169,4 +169,12 @@ describe("the dashboard's warnings", () => {
     const quarter = (await dashboardData(prisma, h.shopDomain, now, 90)).money;
     expect(quarter).toMatchObject({ paid: 5, spendUsd: "45.00" });
   });
+
+  it("lists a hold without a reason code among the latest problems, and not a review-window wait", async () => {
+    await prisma.shopOrder.deleteMany({ where: { shopDomain: h.shopDomain } });
+    await row({ state: "HELD", reasonCode: "review_window", shopifyOrderName: "#wait" });
+    await row({ state: "HELD", reasonCode: null, shopifyOrderName: "#bare" });
+    const d = await dashboardData(prisma, h.shopDomain);
+    expect(d.problems.map((p) => p.name)).toEqual(["#bare"]);
+  });
 });
