@@ -6,7 +6,11 @@
  * is never filled with the city (held where the destination needs one, left out elsewhere).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { missingProvince, placeOrder, receiveShopOrder } from "../../app/fulfilment/place/index.server";
+import {
+  missingProvince,
+  placeOrder,
+  receiveShopOrder,
+} from "../../app/fulfilment/place/index.server";
 import { JOB } from "../../app/orders/schedule.server";
 import {
   getSettings,

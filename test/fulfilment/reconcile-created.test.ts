@@ -7,7 +7,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FulfilmentDeps } from "../../app/orders/deps.server";
-import { CREATED_WATCH_AFTER_MS, reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
+import {
+  CREATED_WATCH_AFTER_MS,
+  reconcileAccount,
+} from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 

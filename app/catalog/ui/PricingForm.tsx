@@ -4,7 +4,12 @@
  */
 import { Checkbox, FormLayout, Select, TextField } from "@shopify/polaris";
 import { PartForm } from "../../settings-forms/ui/PartForm";
-import { type PartProps, type SettingsData, asPosted, fieldsOf } from "../../settings-forms/ui/parts";
+import {
+  type PartProps,
+  type SettingsData,
+  asPosted,
+  fieldsOf,
+} from "../../settings-forms/ui/parts";
 
 export const PRICING_INTENT = "save-pricing";
 

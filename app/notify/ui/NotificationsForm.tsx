@@ -16,7 +16,12 @@ import {
 import { type ActionData, FormStatus } from "../../components/FormStatus";
 import { formatDateTime } from "../../components/format";
 import { PartForm } from "../../settings-forms/ui/PartForm";
-import { type PartProps, type SettingsData, asPosted, fieldsOf } from "../../settings-forms/ui/parts";
+import {
+  type PartProps,
+  type SettingsData,
+  asPosted,
+  fieldsOf,
+} from "../../settings-forms/ui/parts";
 
 export const NOTIFY_INTENT = "save-notifications";
 
