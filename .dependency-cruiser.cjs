@@ -6,7 +6,7 @@
  *   kernel      app/orders/ (the order's vocabulary), app/page-kit/ (form parsing, bounded
  *               service reads) and app/settings.server.ts
  *   capability  app/<capability>/: connections, catalog, shipping, fx, repair, archive,
- *               fulfilment, disputes, notify, svc-account, shops, inventory, admin, components, settings-forms
+ *               fulfilment, disputes, notify, svc-account, shops, inventory, workqueue, components, settings-forms
  *   edges       app/webhooks/ (intake), app/worker/ (job kind → handler), app/routes/, the
  *               Remix entry and root, app/shopify.server.ts (the Shopify app and its auth)
  *
@@ -21,7 +21,7 @@ const GROUND = [
 ];
 const KERNEL = ["^app/orders/", "^app/page-kit/", "^app/settings\\.server\\.ts$"];
 const CAPABILITY = [
-  "^app/(connections|catalog|shipping|fx|repair|archive|fulfilment|disputes|notify|svc-account|shops|inventory|admin|components|settings-forms|workqueue|billing|reports|extension-api|sandbox)/",
+  "^app/(connections|catalog|shipping|fx|repair|archive|fulfilment|disputes|notify|svc-account|shops|inventory|components|settings-forms|workqueue|billing|reports|extension-api|sandbox)/",
 ];
 const EDGES = [
   "^app/(webhooks|worker|routes)/",

@@ -9,10 +9,10 @@ import { isOrderState, STATE_SENTENCES, STATE_SERVICE_STATUS } from "../orders/s
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { FINISHED_FLAGS, type AfterPaymentFlag } from "../fulfilment/after-payment.server";
-import { bulkRunView, startBulkRun, MAX_BULK } from "../admin/bulk-orders.server";
+import { bulkRunView, startBulkRun, MAX_BULK } from "../workqueue/bulk-orders.server";
 import { EXTENSION_INTENTS, type ExtensionOrder, type ExtensionRun } from "./types";
-import { fittingActions, type BulkIntent } from "../admin/order-fit";
-import { safeUrl } from "../admin/orders.server";
+import { fittingActions, type BulkIntent } from "../workqueue/order-fit";
+import { safeUrl } from "../page-kit/safe-url";
 
 const ORDER_GID = /^gid:\/\/shopify\/Order\/(\d{1,20})$/;
 

@@ -17,7 +17,7 @@ import { createHash } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
 import { balanceOf } from "../svc-account/account.server";
-import { warningsOf } from "../admin/dashboard.server";
+import { warningsOf } from "../workqueue/dashboard.server";
 import { logger } from "../logger.server";
 import { emailList, getSettings, type ShopSettings } from "../settings.server";
 import { composeDigest, type DigestLinks, type DigestNotice } from "./compose";

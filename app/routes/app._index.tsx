@@ -16,7 +16,7 @@ import {
 } from "@shopify/polaris";
 import { Suspense } from "react";
 import { requireAdmin } from "../pages/context.server";
-import { dashboardData, liveBalance } from "../admin/dashboard.server";
+import { dashboardData, liveBalance } from "../workqueue/dashboard.server";
 import { PERIODS, shopDateTime } from "../orders/shop-time";
 import { STATES } from "../orders/states";
 import { OrdersChart } from "../components/OrdersChart";

@@ -24,13 +24,13 @@ import {
   useIndexResourceState,
 } from "@shopify/polaris";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { latestBulkRun, startBulkRun } from "../admin/bulk-orders.server";
+import { latestBulkRun, startBulkRun } from "../workqueue/bulk-orders.server";
 import { requireAdmin } from "../pages/context.server";
-import { BULK_INTENTS, BULK_LABELS, type BulkIntent, fits } from "../admin/order-fit";
+import { BULK_INTENTS, BULK_LABELS, type BulkIntent, fits } from "../workqueue/order-fit";
 import { scheduledText, shopDateTime } from "../orders/shop-time";
 import { isScheduled } from "../orders/states";
 import { flagWords, plainMessage } from "../orders/plain-words";
-import { listOrders, type OrderView } from "../admin/orders.server";
+import { listOrders, type OrderView } from "../workqueue/orders.server";
 import { FormStatus, type ActionData } from "../components/FormStatus";
 import { useAutoRefresh } from "../components/useAutoRefresh";
 import { PlaceOrderButton, SandboxCard } from "../sandbox/ui/SandboxActions";

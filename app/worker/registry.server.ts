@@ -4,7 +4,7 @@
  * their completion (`ctx.commit`), so a rerun after a crash finds either nothing done or
  * everything done. The queue itself is app/jobs/; the worker that runs these, worker.server.ts.
  */
-import { BULK_ORDERS_JOB, bulkOrdersHandler } from "../admin/bulk-orders.server";
+import { BULK_ORDERS_JOB, bulkOrdersHandler } from "../workqueue/bulk-orders.server";
 import { archiveHandlers, archiveRecurringJobs } from "../archive/jobs.server";
 import {
   importConnectionsHandlers,

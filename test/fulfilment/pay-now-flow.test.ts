@@ -5,7 +5,7 @@
  * reconciler and tracked to the shop.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { payNowAction } from "../../app/admin/order-actions.server";
+import { payNowAction } from "../../app/workqueue/order-actions.server";
 import { requestPayment } from "../../app/fulfilment/pay-now.server";
 import { CREATED_WATCH_AFTER_MS } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";

@@ -5,7 +5,7 @@
  * marks them handled.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listOrders } from "../../app/admin/orders.server";
+import { listOrders } from "../../app/workqueue/orders.server";
 import {
   dismissProblem,
   flagAfterPayment,

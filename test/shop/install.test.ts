@@ -10,7 +10,7 @@
  *   and a new token exchange (the merchant opens the app again) resumes it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dashboardData } from "../../app/admin/dashboard.server";
+import { dashboardData } from "../../app/workqueue/dashboard.server";
 import {
   REAUTH_MESSAGE,
   ShopReauthRequiredError,

@@ -6,11 +6,13 @@
  * order instead of "Done". Real rows, placed through the shop and service simulators.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dashboardData } from "../../app/admin/dashboard.server";
-import { fittingActions } from "../../app/admin/order-fit";
-import { orderAction, runOrderAction } from "../../app/admin/order-actions.server";
-import { listOrders, orderDetail, shopTimeZone } from "../../app/admin/orders.server";
-import { latestBulkRun } from "../../app/admin/bulk-orders.server";
+import { dashboardData } from "../../app/workqueue/dashboard.server";
+import { fittingActions } from "../../app/workqueue/order-fit";
+import { orderAction, runOrderAction } from "../../app/workqueue/order-actions.server";
+import { listOrders } from "../../app/workqueue/orders.server";
+import { orderDetail } from "../../app/workqueue/order-detail.server";
+import { shopTimeZone } from "../../app/workqueue/shop-zone.server";
+import { latestBulkRun } from "../../app/workqueue/bulk-orders.server";
 import { flagWords, plainMessage, stepWords } from "../../app/orders/plain-words";
 import { repairCardData } from "../../app/repair/page.server";
 import { scheduledText, shopClock } from "../../app/orders/shop-time";

@@ -5,7 +5,7 @@
  * the money of a period. The balance is the live service call the page shows when it comes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dashboardData, liveBalance } from "../../app/admin/dashboard.server";
+import { dashboardData, liveBalance } from "../../app/workqueue/dashboard.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
 

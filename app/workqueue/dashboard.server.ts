@@ -10,7 +10,8 @@ import { getSettings, type ShopSettings } from "../settings.server";
 import type { DayBucket } from "../components/OrdersChart";
 import { WEBHOOK_GAP_THRESHOLD } from "../svc-account/kinds";
 import { accountStatus, balanceOf } from "../svc-account/account.server";
-import { marginUsd, PROBLEM_STATES, shopTimeZone, stateCounts } from "./orders.server";
+import { marginUsd, PROBLEM_STATES, stateCounts } from "./orders.server";
+import { shopTimeZone } from "./shop-zone.server";
 import { flagWords, plainMessage } from "../orders/plain-words";
 
 const DONE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];

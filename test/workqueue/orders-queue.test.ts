@@ -6,9 +6,9 @@
  * without repeating an order.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bulkOrdersHandler, latestBulkRun, startBulkRun } from "../../app/admin/bulk-orders.server";
-import { listOrders, marginUsd } from "../../app/admin/orders.server";
-import { fits, fittingActions } from "../../app/admin/order-fit";
+import { bulkOrdersHandler, latestBulkRun, startBulkRun } from "../../app/workqueue/bulk-orders.server";
+import { listOrders, marginUsd } from "../../app/workqueue/orders.server";
+import { fits, fittingActions } from "../../app/workqueue/order-fit";
 import { orderFacts } from "../../app/orders/facts";
 import type { JobContext } from "../../app/jobs/handler";
 import { updateSettings } from "../../app/settings.server";
