@@ -7,7 +7,7 @@
  *   works the due ones: downloaded with size and type limits, kept, done. A failure that may
  *   pass (a 5xx, a time-out) is tried again after 1 min, 5 min, 30 min, 2 h, 12 h; a refusal that
  *   cannot (a 4xx, too large, not an image) is recorded and given up, as is the sixth failure.
- * - Tasks are made when the tracking sees an order delivered (track.server.ts asks for the
+ * - Tasks are made when the tracking sees an order delivered (fulfilment/track/ asks for the
  *   proof then), and by `archive.scan` every 30 minutes: delivered orders of the last 30 days
  *   without proof yet, and paid orders of the last 14 days without warehouse photos, asked
  *   from the service 50 at a time per account.

@@ -17,7 +17,7 @@ import { holdUnreachable, isRetryable, placeOrder, receiveShopOrder } from "./pl
 import { reconcileAccount } from "./reconcile/index.server";
 import { sandboxTrack } from "./sandbox-track.server";
 import { JOB, schedulePlace } from "../orders/schedule.server";
-import { onSvcEvent, trackHinted, trackOrder } from "./track.server";
+import { onSvcEvent, trackHinted, trackOrder } from "./track/index.server";
 
 /** Failed attempts of a place job before its order is shown held `service_unavailable`. */
 export const SERVICE_DOWN_AFTER_ATTEMPTS = 3;

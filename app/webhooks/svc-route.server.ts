@@ -13,7 +13,7 @@
  * nothing.
  */
 import type { PrismaClient } from "@prisma/client";
-import { idsFromParams, orderEventWithoutNews } from "../fulfilment/track.server";
+import { idsFromParams, orderEventWithoutNews } from "../svc/event-readers";
 
 /** The event types a handler exists for (test/webhooks/svc-intake.test.ts holds it to that). */
 export const KNOWN_SVC_TYPES = ["ORDER", "ORDERSPLIT", "LOGISTIC", "PRODUCT", "VARIANT", "STOCK"];

@@ -69,7 +69,7 @@ describe("the fulfilment loop", () => {
     // A redelivered or repeated event never fulfils twice.
     const again = await h.worker.drain();
     expect(again).toBe(0);
-    const { trackOrder } = await import("../../app/fulfilment/track.server");
+    const { trackOrder } = await import("../../app/fulfilment/track/index.server");
     await trackOrder(h.deps, after.id);
     expect(h.shop.fulfillments(h.shopDomain, placed.shopOrderId)).toHaveLength(1);
 

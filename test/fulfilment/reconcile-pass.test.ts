@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FulfilmentDeps } from "../../app/orders/deps.server";
 import { reconcileAccount, reconcileAll } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
-import { trackOrder } from "../../app/fulfilment/track.server";
+import { trackOrder } from "../../app/fulfilment/track/index.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, prisma, startHarness } from "./harness";
 import { type PaidOrder, paidOrders, waitingTrackJobs } from "./track-helpers";

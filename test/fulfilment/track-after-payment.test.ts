@@ -13,7 +13,7 @@ import {
   recordFlag,
 } from "../../app/fulfilment/after-payment.server";
 import { reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
-import { hasNews, onSvcEvent, trackOrder } from "../../app/fulfilment/track.server";
+import { hasNews, onSvcEvent, trackOrder } from "../../app/fulfilment/track/index.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 
 let h: Harness;

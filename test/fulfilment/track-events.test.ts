@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
-import { onSvcEvent, svcEventIdle, trackHinted } from "../../app/fulfilment/track.server";
+import { onSvcEvent, trackHinted } from "../../app/fulfilment/track/index.server";
+import { svcEventIdle } from "../../app/svc/event-readers";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 import { type PaidOrder, paidOrders, waitingTrackJobs } from "./track-helpers";

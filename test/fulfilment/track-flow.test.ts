@@ -6,7 +6,7 @@
  * crash, lines fulfilled by hand (a conflict, not a second fulfilment), and split parcels.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NOT_READY_RETRY_MS, trackOrder } from "../../app/fulfilment/track.server";
+import { NOT_READY_RETRY_MS, trackOrder } from "../../app/fulfilment/track/index.server";
 import { parseLineItemGid, parseOrderGid } from "../../app/shop/ids";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 import {

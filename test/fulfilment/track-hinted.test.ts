@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { JOB } from "../../app/orders/schedule.server";
-import { onSvcEvent, trackHinted } from "../../app/fulfilment/track.server";
+import { onSvcEvent, trackHinted } from "../../app/fulfilment/track/index.server";
 import { type Harness, prisma, startHarness } from "./harness";
 import { type PaidOrder, paidOrders, splitPaidOrder, waitingTrackJobs } from "./track-helpers";
 

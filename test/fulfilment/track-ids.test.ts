@@ -4,7 +4,8 @@
  * track job is queued at all).
  */
 import { describe, expect, it } from "vitest";
-import { hasNews, idsFromParams } from "../../app/fulfilment/track.server";
+import { hasNews } from "../../app/fulfilment/track/index.server";
+import { idsFromParams } from "../../app/svc/event-readers";
 import type { OrderRecord } from "../../app/svc/order-shapes";
 
 describe("idsFromParams", () => {

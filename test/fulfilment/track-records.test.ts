@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
-import { onSvcEvent, trackOrder } from "../../app/fulfilment/track.server";
+import { onSvcEvent, trackOrder } from "../../app/fulfilment/track/index.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 import { type PaidOrder, paidOrders, placeAndMarkPaid, waitingTrackJobs } from "./track-helpers";

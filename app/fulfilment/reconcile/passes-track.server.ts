@@ -12,7 +12,7 @@ import { toMoney } from "../../svc/decimal";
 import type { OrderRecord } from "../../svc/order-shapes";
 import { FINISHED_FLAGS } from "../after-payment.server";
 import { PAID_AT_SERVICE } from "../pay/index.server";
-import { hasNews, setServiceOrderId } from "../track.server";
+import { hasNews, setServiceOrderId } from "../track/index.server";
 import type { Pass, PassCtx } from "./context.server";
 
 const WATCHED = ["PAID", "SHIPPED", "FULFILLED"];

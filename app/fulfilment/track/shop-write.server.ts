@@ -1,0 +1,218 @@
+/**
+ * A parcel's tracking written to the shop once. Before creating a fulfilment, the shop's
+ * existing fulfilments are checked for the same tracking number: one written before a restart
+ * (maybe in part) is adopted and only what it lacks is written, never a second one. The
+ * fulfilment id is recorded as soon as Shopify returns it. Fulfilment orders that Shopify holds
+ * or schedules make the order wait (a track job comes back later); a refusal flags the order as
+ * a fulfilment conflict for the merchant.
+ */
+import type { Shipment, ShopOrder as OrderRow } from "@prisma/client";
+import type { FulfilmentDeps } from "../../orders/deps.server";
+import { scheduleTrack } from "../../orders/schedule.server";
+import { addTimeline, errorFields } from "../../orders/timeline.server";
+import {
+  ShopFulfillmentNotReadyError,
+  ShopFulfillmentPlanError,
+  ShopUserError,
+} from "../../shop/errors";
+import { parseLineItemGid, parseOrderGid, type ShopifyFulfillmentGid } from "../../shop/ids";
+import { numericId } from "../model";
+
+/** A parcel whose fulfilment orders are on hold is tried again after this long (or at fulfillAt). */
+export const NOT_READY_RETRY_MS = 15 * 60_000;
+/** The reason shown while tracking waits for Shopify (cleared once it is written). */
+const WAITING_PREFIX = "Tracking waits for Shopify:";
+
+export type Gateway = Awaited<ReturnType<FulfilmentDeps["shopFor"]>>;
+export interface Tracking {
+  number: string;
+  url: string | null;
+  company: string | null;
+}
+/** A type, not an interface: it is stored as JSON (Shipment.lines). */
+export type WriteLine = { lineItemId: string; quantity: number };
+type ShopFulfilments = NonNullable<Awaited<ReturnType<Gateway["getFulfillmentState"]>>>;
+
+/**
+ * Writes the parcel's fulfilment to the shop (or adopts the one written before a restart) and
+ * records it on the shipment and its lines. Null when the shop cannot take it now or refused it.
+ */
+export async function writeFulfilment(
+  deps: FulfilmentDeps,
+  gateway: Gateway,
+  order: Pick<OrderRow, "id" | "shopDomain" | "shopifyOrderId">,
+  shipment: Shipment,
+  w: { tracking: Tracking; lines: WriteLine[]; notifyCustomer: boolean },
+): Promise<Shipment | null> {
+  const db = deps.prisma;
+  const { tracking, lines } = w;
+  const trackNumber = tracking.number;
+  const orderGid = parseOrderGid(order.shopifyOrderId);
+  const shopOrder = await gateway.getFulfillmentState(orderGid);
+  const existing = shopOrder?.fulfillments.filter(
+    (f) => f.status !== "CANCELLED" && f.tracking.some((t) => t.number === trackNumber),
+  );
+  let ids: ShopifyFulfillmentGid[] = [];
+  let how = `written to the shop${w.notifyCustomer ? ", customer notified" : ""}`;
+  let toWrite = lines;
+  if (existing && existing.length > 0) {
+    // Written before a restart, maybe in part (one fulfillmentCreate per location, ≤ 250
+    // lines each): only what those fulfilments lack is written now.
+    ids = existing.map((f) => f.id);
+    toWrite = await stillToWrite(gateway, existing, lines);
+    how = toWrite.length
+      ? "completed in the shop (part was written before a restart)"
+      : "found in the shop (written before a restart)";
+  }
+  if (toWrite.length > 0) {
+    const created = await createInShop(deps, gateway, order, {
+      orderGid,
+      toWrite,
+      tracking,
+      notifyCustomer: w.notifyCustomer,
+      fulfillmentOrders: shopOrder?.fulfillmentOrders,
+    });
+    if (!created) return null;
+    ids = [...ids, ...created];
+  }
+  // Recorded at once: the next run updates this fulfilment and never creates another.
+  const written = await db.shipment.update({
+    where: { id: shipment.id },
+    data: { shopifyFulfillmentId: ids.join(","), writtenTrackNumber: trackNumber },
+  });
+  for (const l of lines) {
+    await db.shopOrderLine.updateMany({
+      where: { orderId: order.id, shopifyLineItemId: l.lineItemId },
+      data: { fulfilledQuantity: { increment: l.quantity } },
+    });
+  }
+  await db.shopOrder.updateMany({
+    where: { id: order.id, reasonMessage: { startsWith: WAITING_PREFIX } },
+    data: { reasonMessage: null },
+  });
+  await addTimeline(db, order.id, {
+    step: "fulfil",
+    outcome: "ok",
+    message: `Fulfilment with ${tracking.company ?? "tracking"} ${trackNumber} ${how} (${lines.length} line(s)).`,
+  });
+  return written;
+}
+
+/** What the shop's fulfilments with this tracking number lack of the parcel's lines. */
+async function stillToWrite(
+  gateway: Gateway,
+  existing: ShopFulfilments["fulfillments"],
+  lines: WriteLine[],
+): Promise<WriteLine[]> {
+  const done = new Map<string, number>();
+  for (const f of existing) {
+    for (const l of (await gateway.getFulfillmentLines(f.id)) ?? []) {
+      const key = numericId(l.lineItemId) ?? l.lineItemId;
+      // Shopify may not say the quantity: then the line counts as written whole.
+      const asked = lines.find((x) => x.lineItemId === key)?.quantity ?? 0;
+      done.set(key, (done.get(key) ?? 0) + (l.quantity ?? asked));
+    }
+  }
+  return lines
+    .map((l) => ({ ...l, quantity: l.quantity - (done.get(l.lineItemId) ?? 0) }))
+    .filter((l) => l.quantity > 0);
+}
+
+/** fulfillmentCreate of the lines: the new fulfilment ids, or null when the shop did not take them. */
+async function createInShop(
+  deps: FulfilmentDeps,
+  gateway: Gateway,
+  order: Pick<OrderRow, "id" | "shopDomain">,
+  c: {
+    orderGid: ReturnType<typeof parseOrderGid>;
+    toWrite: WriteLine[];
+    tracking: Tracking;
+    notifyCustomer: boolean;
+    fulfillmentOrders: ShopFulfilments["fulfillmentOrders"] | undefined;
+  },
+): Promise<ShopifyFulfillmentGid[] | null> {
+  const db = deps.prisma;
+  const trackNumber = c.tracking.number;
+  try {
+    const created = await gateway.createFulfillment({
+      orderGid: c.orderGid,
+      lineItems: c.toWrite.map((l) => ({
+        lineItemGid: parseLineItemGid(l.lineItemId),
+        quantity: l.quantity,
+      })),
+      tracking: c.tracking,
+      notifyCustomer: c.notifyCustomer,
+      fulfillmentOrders: c.fulfillmentOrders,
+    });
+    return created.map((f) => f.id);
+  } catch (error) {
+    if (error instanceof ShopFulfillmentNotReadyError) {
+      // Held or scheduled in the shop: not a conflict. The shipment stays pending (no
+      // fulfilment id), a track job comes back later, and the reconciler sees it too.
+      await waitForShop(deps, order, trackNumber, error);
+      return null;
+    }
+    if (error instanceof ShopFulfillmentPlanError || error instanceof ShopUserError) {
+      const f = errorFields(error);
+      const message = `The shop refused the fulfilment of ${trackNumber} (the lines may have been fulfilled by hand): ${f.message}`;
+      await db.shopOrder.update({
+        where: { id: order.id },
+        data: { flag: "fulfilment_conflict", reasonMessage: message.slice(0, 500) },
+      });
+      await addTimeline(db, order.id, {
+        step: "fulfil",
+        outcome: "error",
+        errorCode: f.errorCode,
+        message,
+      });
+      return null;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Tracking that Shopify cannot take yet (fulfilment orders on hold, scheduled): says so on the
+ * order (once per reason) and schedules the order's track job again, at the scheduled
+ * fulfilment order's fulfillAt or after NOT_READY_RETRY_MS.
+ */
+async function waitForShop(
+  deps: FulfilmentDeps,
+  order: Pick<OrderRow, "id" | "shopDomain">,
+  trackNumber: string,
+  error: ShopFulfillmentNotReadyError,
+) {
+  const db = deps.prisma;
+  // Stryker disable next-line StringLiteral: message
+  const reasons = [...new Set(error.notReady.map((n) => n.reason))].join("; ");
+  const message =
+    `${WAITING_PREFIX} ${trackNumber} goes to the shop once its fulfilment order is fulfillable ` +
+    // Stryker disable next-line StringLiteral: message
+    `(${error.notReady.length} line(s) ${reasons}). Nothing to do unless it stays so.`;
+  const last = await db.timelineEntry.findFirst({
+    where: { orderId: order.id, step: "fulfil" },
+    orderBy: { id: "desc" },
+    select: { message: true },
+  });
+  if (last?.message !== message.slice(0, 1000)) {
+    await addTimeline(db, order.id, {
+      step: "fulfil",
+      outcome: "info",
+      errorCode: error.code,
+      message,
+    });
+  }
+  await db.shopOrder.update({
+    where: { id: order.id },
+    data: { reasonMessage: message.slice(0, 500) },
+  });
+  const now = deps.clock.now();
+  const wait = error.retryAt ? error.retryAt.getTime() - now : NOT_READY_RETRY_MS;
+  const delay = Math.min(24 * 3600_000, Math.max(60_000, wait));
+  await scheduleTrack(db, {
+    orderId: order.id,
+    shopDomain: order.shopDomain,
+    key: `not-ready:${Math.floor((now + delay) / 60_000)}`,
+    runAt: new Date(Date.now() + delay),
+  });
+}
