@@ -1,19 +1,18 @@
 /**
  * Writing the supplier's catalog into the shop: productSet (import a product with its options,
  * variants, images and inventory), productVariantsBulkUpdate (prices), inventorySetQuantities
- * (stock at the app's location), and the reads they need (the shop's currency and primary
- * location; variants' inventory items). The documents and their requested costs (all far
- * under Shopify's 1,000 points) are in catalog-writes.documents.ts.
+ * (stock at the app's location), and the reads they need (variants' inventory items; the
+ * shop's currency and primary location are read by shop-basics.server.ts). The documents and
+ * their requested costs (all far under Shopify's 1,000 points) are in
+ * catalog-writes.documents.ts.
  */
 import {
   CATALOG_WRITE_LIMITS,
-  SHOP_BASICS,
   PRODUCT_SET,
   PRODUCT_VARIANT_ITEMS,
   VARIANT_INVENTORY_ITEMS,
   VARIANTS_BULK_UPDATE,
   INVENTORY_SET,
-  SHOP_TIME_ZONE,
 } from "./catalog-writes.documents";
 import { z } from "zod";
 import { ShopUserError } from "./errors";
@@ -37,33 +36,6 @@ function refuse(shop: string, operation: string, errors: z.infer<typeof userErro
       code: e.code ?? null,
     })),
   });
-}
-
-/** The shop's time zone (IANA name, e.g. "Europe/Paris"). */
-export async function shopTimeZone(call: Call): Promise<string> {
-  const data = await call(
-    SHOP_TIME_ZONE,
-    {},
-    z.object({ shop: z.object({ ianaTimezone: z.string().min(1).max(100) }) }),
-  );
-  return data.shop.ianaTimezone;
-}
-
-export interface ShopBasics {
-  currencyCode: string;
-  locationId: string | null;
-}
-
-export async function shopBasics(call: Call): Promise<ShopBasics> {
-  const data = await call(
-    SHOP_BASICS,
-    {},
-    z.object({
-      shop: z.object({ currencyCode: z.string() }),
-      location: z.object({ id: z.string() }).nullable(),
-    }),
-  );
-  return { currencyCode: data.shop.currencyCode, locationId: data.location?.id ?? null };
 }
 
 export interface ProductSetInput {

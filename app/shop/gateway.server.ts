@@ -38,16 +38,14 @@ import {
 import { type GatewayOptions, createCall } from "./transport.server";
 import {
   type ProductSetInput,
-  type ShopBasics,
   type VariantItem,
   type VariantStock,
   setProduct,
   setStock,
-  shopBasics,
-  shopTimeZone,
   updatePrices,
   variantStock,
 } from "./catalog-writes.server";
+import { type ShopBasics, shopBasics, shopTimeZone } from "./shop-basics.server";
 
 export * from "./fulfillment-orders.server";
 export * from "./fulfillment-orders.shapes";
@@ -56,6 +54,7 @@ export * from "./fulfillments.server";
 export * from "./orders.server";
 export * from "./products.server";
 export * from "./catalog-writes.server";
+export * from "./shop-basics.server";
 export { type AdminGraphql, type GatewayOptions, operationName } from "./transport.server";
 
 export interface ShopGateway {

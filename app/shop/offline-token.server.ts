@@ -129,6 +129,107 @@ type Outcome =
   | { kind: "none" }
   | { kind: "refused" };
 
+/** What the token functions share: the dependencies, the clock, and when a session needs a refresh. */
+interface TokenCtx {
+  deps: OfflineTokensDeps;
+  now: () => number;
+  needsRefresh: (
+    s: { accessToken?: string | null; expires?: Date | null; refreshToken?: string | null },
+    rejected: string | undefined,
+  ) => boolean;
+}
+
+type Tx = Pick<PrismaClient, "shop" | "session">;
+
+/** The shop must reconnect: said on the shop, and its offline session removed. */
+async function markIn(c: TokenCtx, tx: Tx, shop: string, message: string) {
+  await tx.shop.upsert({
+    where: { domain: shop },
+    create: { domain: shop, authProblem: message, authProblemAt: new Date(c.now()) },
+    update: { authProblem: message, authProblemAt: new Date(c.now()) },
+  });
+  await tx.session.deleteMany({ where: { shop, isOnline: false } });
+}
+
+/** The locked refresh: at most one per shop at a time, across processes. */
+async function refreshLocked(
+  c: TokenCtx,
+  shop: string,
+  rejected: string | undefined,
+): Promise<Outcome> {
+  return c.deps.db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_CLASS}::int, hashtext(${shop}))`;
+      const stored = await tx.session.findUnique({ where: { id: offlineSessionId(shop) } });
+      if (!stored) return { kind: "none" } as const;
+      const row = openSessionRow(stored);
+      if (!c.needsRefresh(row, rejected)) {
+        // Another process refreshed while this one waited for the lock.
+        return { kind: "session", session: toSession(row), refreshed: false } as const;
+      }
+      if (!row.refreshToken) {
+        // A token that does not expire was rejected: revoked. Nothing to refresh with.
+        if (rejected !== undefined) {
+          await markIn(c, tx, shop, REAUTH_MESSAGE);
+          return { kind: "refused" } as const;
+        }
+        return { kind: "session", session: toSession(row), refreshed: false } as const;
+      }
+      let renewed: Session;
+      try {
+        renewed = await c.deps.refresh(shop, row.refreshToken);
+      } catch (error) {
+        if (isRefreshRefused(error)) return refused(c, tx, shop, row, rejected);
+        throw unavailable(shop, error);
+      }
+      await tx.session.update({
+        where: { id: row.id },
+        data: sealSessionTokens({
+          accessToken: renewed.accessToken ?? "",
+          expires: renewed.expires ?? null,
+          scope: renewed.scope ?? row.scope,
+          refreshToken: renewed.refreshToken ?? null,
+          refreshTokenExpires: renewed.refreshTokenExpires ?? null,
+        }),
+      });
+      const fresh = openSessionRow(await tx.session.findUniqueOrThrow({ where: { id: row.id } }));
+      return { kind: "session", session: toSession(fresh), refreshed: true } as const;
+    },
+    // The refresh is one HTTP round trip; waiting for another process's refresh is allowed
+    // as long (maxWait is the wait for a connection, timeout the whole transaction).
+    { maxWait: 30_000, timeout: 30_000 },
+  );
+}
+
+/** Shopify refused the refresh token. */
+async function refused(
+  c: TokenCtx,
+  tx: Tx,
+  shop: string,
+  row: SessionRow,
+  rejected: string | undefined,
+): Promise<Outcome> {
+  // Spent by someone outside this lock (an older version of the app during a deploy)
+  // who stored its result meanwhile: use theirs rather than give up.
+  const latestRow = await tx.session.findUnique({ where: { id: row.id } });
+  const latest = latestRow && openSessionRow(latestRow);
+  if (latest && latest.refreshToken !== row.refreshToken && !c.needsRefresh(latest, rejected))
+    return { kind: "session", session: toSession(latest), refreshed: false } as const;
+  await markIn(c, tx, shop, REAUTH_MESSAGE);
+  return { kind: "refused" } as const;
+}
+
+/** The refresh failed for a reason that may pass (a 5xx, the network): tried again later. */
+function unavailable(shop: string, error: unknown) {
+  const status = (error as { response?: { code?: unknown } })?.response?.code;
+  return new ShopUnavailableError("UNAVAILABLE", {
+    shop,
+    operation: "refreshOfflineToken",
+    status: typeof status === "number" ? status : undefined,
+    message: `could not refresh the offline access token (${typeof status === "number" ? `HTTP ${status}` : "network error"}); it will be tried again`,
+  });
+}
+
 export function createOfflineTokens(deps: OfflineTokensDeps): OfflineTokens {
   const now = deps.now ?? Date.now;
   const margin = deps.marginMs ?? REFRESH_MARGIN_MS;
@@ -137,92 +238,16 @@ export function createOfflineTokens(deps: OfflineTokensDeps): OfflineTokens {
 
   const expiresSoon = (s: { expires?: Date | null }) =>
     !!s.expires && s.expires.getTime() - now() < margin;
-  const needsRefresh = (
-    s: { accessToken?: string | null; expires?: Date | null; refreshToken?: string | null },
-    rejected: string | undefined,
-  ) =>
+  const needsRefresh: TokenCtx["needsRefresh"] = (s, rejected) =>
     (rejected !== undefined && s.accessToken === rejected) || (!!s.refreshToken && expiresSoon(s));
-
-  async function markIn(tx: Pick<PrismaClient, "shop" | "session">, shop: string, message: string) {
-    await tx.shop.upsert({
-      where: { domain: shop },
-      create: { domain: shop, authProblem: message, authProblemAt: new Date(now()) },
-      update: { authProblem: message, authProblemAt: new Date(now()) },
-    });
-    await tx.session.deleteMany({ where: { shop, isOnline: false } });
-  }
-
-  /** The locked refresh: at most one per shop at a time, across processes. */
-  async function refreshLocked(shop: string, rejected: string | undefined): Promise<Outcome> {
-    return deps.db.$transaction(
-      async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_CLASS}::int, hashtext(${shop}))`;
-        const stored = await tx.session.findUnique({ where: { id: offlineSessionId(shop) } });
-        if (!stored) return { kind: "none" } as const;
-        const row = openSessionRow(stored);
-        if (!needsRefresh(row, rejected)) {
-          // Another process refreshed while this one waited for the lock.
-          return { kind: "session", session: toSession(row), refreshed: false } as const;
-        }
-        if (!row.refreshToken) {
-          // A token that does not expire was rejected: revoked. Nothing to refresh with.
-          if (rejected !== undefined) {
-            await markIn(tx, shop, REAUTH_MESSAGE);
-            return { kind: "refused" } as const;
-          }
-          return { kind: "session", session: toSession(row), refreshed: false } as const;
-        }
-        let renewed: Session;
-        try {
-          renewed = await deps.refresh(shop, row.refreshToken);
-        } catch (error) {
-          if (isRefreshRefused(error)) {
-            // Spent by someone outside this lock (an older version of the app during a deploy)
-            // who stored its result meanwhile: use theirs rather than give up.
-            const latestRow = await tx.session.findUnique({ where: { id: row.id } });
-            const latest = latestRow && openSessionRow(latestRow);
-            if (
-              latest &&
-              latest.refreshToken !== row.refreshToken &&
-              !needsRefresh(latest, rejected)
-            )
-              return { kind: "session", session: toSession(latest), refreshed: false } as const;
-            await markIn(tx, shop, REAUTH_MESSAGE);
-            return { kind: "refused" } as const;
-          }
-          const status = (error as { response?: { code?: unknown } })?.response?.code;
-          throw new ShopUnavailableError("UNAVAILABLE", {
-            shop,
-            operation: "refreshOfflineToken",
-            status: typeof status === "number" ? status : undefined,
-            message: `could not refresh the offline access token (${typeof status === "number" ? `HTTP ${status}` : "network error"}); it will be tried again`,
-          });
-        }
-        await tx.session.update({
-          where: { id: row.id },
-          data: sealSessionTokens({
-            accessToken: renewed.accessToken ?? "",
-            expires: renewed.expires ?? null,
-            scope: renewed.scope ?? row.scope,
-            refreshToken: renewed.refreshToken ?? null,
-            refreshTokenExpires: renewed.refreshTokenExpires ?? null,
-          }),
-        });
-        const fresh = openSessionRow(await tx.session.findUniqueOrThrow({ where: { id: row.id } }));
-        return { kind: "session", session: toSession(fresh), refreshed: true } as const;
-      },
-      // The refresh is one HTTP round trip; waiting for another process's refresh is allowed
-      // as long (maxWait is the wait for a connection, timeout the whole transaction).
-      { maxWait: 30_000, timeout: 30_000 },
-    );
-  }
+  const c: TokenCtx = { deps, now, needsRefresh };
 
   /** One locked refresh per shop per process at a time; later callers share it. */
   function sharedRefresh(shop: string, rejected: string | undefined): Promise<Outcome> {
     const key = `${shop}\u0000${rejected ?? ""}`;
     let p = inflight.get(key);
     if (!p) {
-      p = refreshLocked(shop, rejected)
+      p = refreshLocked(c, shop, rejected)
         .then((o) => {
           if (o.kind === "session" && o.refreshed)
             log("info", "offline access token refreshed", { shop });
@@ -253,7 +278,7 @@ export function createOfflineTokens(deps: OfflineTokensDeps): OfflineTokens {
       return null;
     },
     async markReauthRequired(shop, message = REAUTH_MESSAGE) {
-      await deps.db.$transaction((tx) => markIn(tx, shop, message));
+      await deps.db.$transaction((tx) => markIn(c, tx, shop, message));
       log("warn", "the shop must reconnect the app", { shop });
     },
   };

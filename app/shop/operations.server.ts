@@ -17,7 +17,7 @@ import {
   GET_FULFILLMENT_LINE_ITEMS,
   UPDATE_FULFILLMENT_TRACKING,
 } from "./fulfillments.server";
-import { GET_ORDER, GET_ORDER_LINE_ITEMS, ORDER_PAGE } from "./orders.server";
+import { GET_ORDER, GET_ORDER_LINE_ITEMS, ORDER_PAGE } from "./orders.documents";
 import { LIST_PRODUCTS, LIST_PRODUCT_VARIANTS, PRODUCT_PAGE } from "./products.server";
 import {
   CATALOG_WRITE_LIMITS,
@@ -60,12 +60,12 @@ export const OPERATIONS: Record<string, Operation> = {
   GetOrder: {
     document: GET_ORDER,
     worstCaseVariables: { id: ID, linesFirst: ORDER_PAGE.lines },
-    module: "app/shop/orders.server.ts",
+    module: "app/shop/orders.documents.ts",
   },
   GetOrderLineItems: {
     document: GET_ORDER_LINE_ITEMS,
     worstCaseVariables: { id: ID, first: ORDER_PAGE.moreLines, after: "c" },
-    module: "app/shop/orders.server.ts",
+    module: "app/shop/orders.documents.ts",
   },
   GetOrderFulfillmentOrders: {
     document: GET_ORDER_FULFILLMENT_ORDERS,
