@@ -15,7 +15,7 @@ import {
   SkeletonPage,
   Text,
 } from "@shopify/polaris";
-import { NAV_LINKS } from "../sandbox/ui/SandboxNav";
+import { NAV_LINKS } from "./nav-links";
 
 /** The page being opened, by its navigation label ("Products"), for the skeleton's title. */
 function pageName(pathname: string): string {

@@ -6,7 +6,7 @@
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import { addLogContext } from "../log-context.server";
 import type { FulfilmentDeps } from "../orders/deps.server";
-import { numericId } from "./model";
+import { numericId } from "../orders/model";
 import { PAID_STATES, type OrderState } from "../orders/states";
 import { transition } from "../orders/transition.server";
 import { schedulePay, schedulePlace, scheduleTrack } from "../orders/schedule.server";

@@ -10,7 +10,7 @@ import { isEuMember, requiredSubdivision } from "../shipping/destinations";
 import type { ShopOrder as ShopifyOrder } from "../shop/gateway.server";
 import type { WithheldData } from "../shop/orders.server";
 import type { CreateOrderV3Request, OrderLine } from "../svc/order-shapes";
-import { cut } from "./model";
+import { cut } from "../orders/model";
 
 function recipientName(a: NonNullable<ShopifyOrder["shippingAddress"]>): string {
   return [a.firstName, a.lastName].filter((x) => x && x.trim()).join(" ") || (a.company ?? "");

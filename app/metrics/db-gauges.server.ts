@@ -84,7 +84,7 @@ const dbUp = new Gauge({
   collect,
 });
 
-/** Reason codes of app/fulfilment/model.ts's ReasonCode (a type only, so listed here). */
+/** Reason codes of app/orders/states.ts's ReasonCode (a type only, so listed here). */
 const REASONS = new Set([
   "unconnected_lines",
   "review_window",

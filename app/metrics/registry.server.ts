@@ -11,7 +11,6 @@
  * per-shop state is in the app's database and pages; the logs carry the shop of every line.
  */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { ERROR_CLASSES } from "../svc/errors";
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -56,11 +55,6 @@ export function methodLabel(method: string): string {
 
 export function statusLabel(status: number): string {
   return Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : "other";
-}
-
-/** Envelope codes of the contract (and 0/200 success); any other code is "other". */
-export function svcCodeLabel(code: number): string {
-  return code === 0 || code === 200 || ERROR_CLASSES.has(code) ? String(code) : "other";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -197,19 +191,6 @@ export const rateLimited = new Counter({
 export function recordSvcCall(operation: string, result: string, seconds: number): void {
   svcCalls.inc({ operation, result });
   svcCallDuration.observe({ operation }, seconds);
-}
-
-/** The result label of a failed call (an SvcError's class and code). */
-export function svcErrorResult(error: {
-  name: string;
-  code?: number;
-  httpStatus?: number;
-}): string {
-  if (error.name === "SvcTimeoutError") return "timeout";
-  if (error.name === "SvcNetworkError") return "network";
-  if (error.code !== undefined) return svcCodeLabel(error.code);
-  if (error.httpStatus !== undefined && error.httpStatus >= 500) return "http_5xx";
-  return "http_error";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import type { FulfilmentDeps } from "../orders/deps.server";
-import { orderNumberFor } from "../fulfilment/model";
+import { orderNumberFor } from "../orders/model";
 import { PAID_STATES } from "../orders/states";
 import { schedulePay, schedulePlace } from "../orders/schedule.server";
 import { errorFields } from "../orders/timeline.server";

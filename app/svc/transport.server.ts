@@ -27,7 +27,8 @@ import {
   SvcTimeoutError,
 } from "./errors";
 import { parseJsonLossless } from "./json";
-import { recordSvcCall, svcCodeLabel, svcErrorResult } from "../metrics/registry.server";
+import { recordSvcCall } from "../metrics/registry.server";
+import { svcCodeLabel, svcErrorResult } from "./metric-labels";
 
 export type Bucket = "default" | "query";
 

@@ -13,7 +13,7 @@ import type { ShopOrderLine as LineRow } from "@prisma/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { releaseOrder } from "../../app/fulfilment/actions.server";
 import type { FulfilmentDeps } from "../../app/orders/deps.server";
-import { orderNumberFor } from "../../app/fulfilment/model";
+import { orderNumberFor } from "../../app/orders/model";
 import {
   buildCreateRequest,
   hold,

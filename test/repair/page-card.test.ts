@@ -7,7 +7,7 @@
  */
 import type { Prisma } from "@prisma/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { orderNumberFor } from "../../app/fulfilment/model";
+import { orderNumberFor } from "../../app/orders/model";
 import { repairAction, repairCardData } from "../../app/repair/page.server";
 import { updateSettings } from "../../app/settings.server";
 import type { SimProduct } from "../sim/shop/server";

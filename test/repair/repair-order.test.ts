@@ -8,7 +8,7 @@
  */
 import type { Prisma } from "@prisma/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { orderNumberFor } from "../../app/fulfilment/model";
+import { orderNumberFor } from "../../app/orders/model";
 import { JOB } from "../../app/orders/schedule.server";
 import { placeAgainAsNew, repairOrder, replacementNumber } from "../../app/repair/repair.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";

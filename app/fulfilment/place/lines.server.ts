@@ -13,7 +13,7 @@ import type {
   ShopOrderLine as ShopifyLine,
 } from "../../shop/gateway.server";
 import { toMoney } from "../../svc/decimal";
-import { numericId } from "../model";
+import { numericId } from "../../orders/model";
 
 /** "title (variant); …", cut to 300 characters, for a timeline entry or a hold. */
 export function lineTitles(lines: { title: string; variantTitle: string | null }[]): string {

@@ -9,7 +9,7 @@ import { schedulePlace } from "../../orders/schedule.server";
 import { addTimeline, type TimelineInput } from "../../orders/timeline.server";
 import { transition } from "../../orders/transition.server";
 import { getSettings } from "../../settings.server";
-import { orderNumberFor } from "../model";
+import { orderNumberFor } from "../../orders/model";
 
 const idLike = z.union([z.number(), z.string()]).transform(String);
 

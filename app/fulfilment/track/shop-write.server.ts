@@ -16,7 +16,7 @@ import {
   ShopUserError,
 } from "../../shop/errors";
 import { parseLineItemGid, parseOrderGid, type ShopifyFulfillmentGid } from "../../shop/ids";
-import { numericId } from "../model";
+import { numericId } from "../../orders/model";
 
 /** A parcel whose fulfilment orders are on hold is tried again after this long (or at fulfillAt). */
 export const NOT_READY_RETRY_MS = 15 * 60_000;

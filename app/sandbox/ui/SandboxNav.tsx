@@ -1,27 +1,12 @@
+/** The sandbox's navigation bar, outside Shopify's admin (the pages it links: components/nav-links.ts). */
 import { NavLink } from "@remix-run/react";
 import { Badge, Box, InlineStack, Text } from "@shopify/polaris";
-
-export const NAV_LINKS = [
-  { to: "/app", label: "Dashboard" },
-  { to: "/app/orders", label: "Orders" },
-  { to: "/app/disputes", label: "Disputes" },
-  { to: "/app/products", label: "Products" },
-  { to: "/app/catalog", label: "Catalog" },
-  { to: "/app/inventory", label: "Inventory" },
-  { to: "/app/settings", label: "Settings" },
-] as const;
+import { NAV_LINKS, navLabel } from "../../components/nav-links";
 
 /** The sandbox's own page: the notification emails its mail catcher caught. */
 const SANDBOX_MAIL_LINK = { to: "/app/sandbox-mail", label: "Mail" } as const;
 
 /** The sandbox's navigation bar (inside Shopify's admin, App Bridge's NavMenu does this). */
-/** A link's label with its count, where it has one (disputes with a new message). */
-export function navLabel(l: (typeof NAV_LINKS)[number], counts: { disputes: number }): string {
-  return l.to === "/app/disputes" && counts.disputes > 0
-    ? `${l.label} (${counts.disputes})`
-    : l.label;
-}
-
 export function SandboxNav({ shop, counts }: { shop: string; counts: { disputes: number } }) {
   return (
     <header>

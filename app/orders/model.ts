@@ -1,4 +1,7 @@
-/** Small pure helpers of the order pipeline (its states and reasons: app/orders/states.ts). */
+/**
+ * Small pure helpers of the order: its service order number, texts cut to a length, numeric
+ * Shopify ids (its states and reasons: app/orders/states.ts).
+ */
 import { createHash } from "node:crypto";
 
 /**
