@@ -4,7 +4,7 @@ import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
 import { emailList, getSettings } from "../settings.server";
 import { configuredMailer, type Mailer } from "./mailer.server";
-import { digestLinks, mailHost } from "./notices.server";
+import { digestLinks, mailHost } from "./digest.server";
 
 /** The addresses it went to, or why it could not go (a sentence for the merchant). */
 export async function sendTestEmail(

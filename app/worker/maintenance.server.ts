@@ -3,7 +3,7 @@
  * cancelled, and the tables are pruned. `known` is the registry's list of kinds.
  */
 import type { JobHandler, RecurringJob } from "../jobs/handler";
-import { DIGEST_MAX_ATTEMPTS } from "../notify/notices.server";
+import { DIGEST_MAX_ATTEMPTS } from "../notify/digest.server";
 
 export function maintenanceHandlers(known: () => string[]): Record<string, JobHandler> {
   return {

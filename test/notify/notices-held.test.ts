@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
-import { detectNotices } from "../../app/notify/notices.server";
+import { detectNotices } from "../../app/notify/detect.server";
 import { settingsSchema } from "../../app/settings.server";
 
 const SHOP = "notices-held-null.myshopify.com";

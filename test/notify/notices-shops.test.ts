@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { smtpMailer } from "../../app/notify/mailer.server";
-import { detectNotices, sendDigest, type Probe } from "../../app/notify/notices.server";
+import { detectNotices, type Probe } from "../../app/notify/detect.server";
+import { sendDigest } from "../../app/notify/digest.server";
 import { settingsSchema } from "../../app/settings.server";
 import { type MailSim, startMailSim } from "../sim/mail/server";
 

@@ -12,17 +12,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { config } from "../../app/config.server";
 import { prisma } from "../../app/db.server";
 import { smtpMailer, type Mailer } from "../../app/notify/mailer.server";
+import { detectNotices } from "../../app/notify/detect.server";
 import {
   DIGEST_MAX_ATTEMPTS,
-  detectNotices,
   digestLinks,
   kindsOn,
   mailHost,
-  notifyShop,
   sendDigest,
-  serviceProbe,
-  type Probe,
-} from "../../app/notify/notices.server";
+} from "../../app/notify/digest.server";
+import { notifyShop, serviceProbe, type Probe } from "../../app/notify/notices.server";
 import { readUnsubscribeToken } from "../../app/notify/unsubscribe.server";
 import { settingsSchema, updateSettings, type ShopSettings } from "../../app/settings.server";
 import { closeSvcPools } from "../../app/svc/transport.server";

@@ -18,7 +18,7 @@ import { repairCardData } from "../../app/repair/page.server";
 import { scheduledText, shopClock } from "../../app/orders/shop-time";
 import { stateLabelOf } from "../../app/orders/states";
 import { recheckHeld, SETTINGS_CAUSES } from "../../app/orders/recheck.server";
-import { detectNotices } from "../../app/notify/notices.server";
+import { detectNotices } from "../../app/notify/detect.server";
 import { getSettings, updateSettings } from "../../app/settings.server";
 import { type Harness, prisma, startHarness } from "../fulfilment/harness";
 
