@@ -37,7 +37,7 @@ import { orderDetail } from "../workqueue/order-detail.server";
 import { orderFiles } from "../archive/archive.server";
 import { fileLink } from "../archive/files.server";
 import { FormStatus, type ActionData } from "../components/FormStatus";
-import { RepairCard, type RepairData } from "../components/RepairCard";
+import { RepairCard, type RepairData } from "../repair/ui/RepairCard";
 import { repairAction, repairCardData } from "../repair/page.server";
 import { SandboxCard, ShipButton } from "../sandbox/ui/SandboxActions";
 import { StateBadge } from "../components/StateBadge";

@@ -18,9 +18,9 @@ import {
   TextField,
 } from "@shopify/polaris";
 import { useEffect, useState } from "react";
-import { type ActionData, fieldError } from "./FormStatus";
-import { editingProps } from "./useAutoRefresh";
-import { useDraft } from "./useDraft";
+import { type ActionData, fieldError } from "../../components/FormStatus";
+import { editingProps } from "../../components/useAutoRefresh";
+import { useDraft } from "../../components/useDraft";
 
 type Option = {
   logisticName: string;
