@@ -2,7 +2,7 @@
  * The order page's Repair card (issue 14): correct the recipient (with the customs ids the
  * destination needs), choose another method from the service's quote, and see what happens
  * before confirming: a method change goes to the same service order; other corrections place it
- * again as a new service order, the old one left unpaid.
+ * again as a new service order, the old one left unpaid. Its fields are ./RepairFields.tsx.
  */
 import { Form, useNavigation } from "@remix-run/react";
 import {
@@ -13,44 +13,16 @@ import {
   FormLayout,
   InlineStack,
   List,
-  Select,
   Text,
-  TextField,
 } from "@shopify/polaris";
 import { useEffect, useState } from "react";
 import { type ActionData, fieldError } from "../../components/FormStatus";
 import { editingProps } from "../../components/useAutoRefresh";
 import { useDraft } from "../../components/useDraft";
+import type { RepairData } from "./repair-data";
+import { customsFields, MethodSelect, recipientFields } from "./RepairFields";
 
-type Option = {
-  logisticName: string;
-  priceUsd: string;
-  minDays: number | null;
-  maxDays: number | null;
-};
-export interface RepairData {
-  repairable: boolean;
-  replaced: { svcOrderId: string | null; orderNumber: string; reason: string; at: string }[];
-  address?: Record<string, string>;
-  addressError?: string | null;
-  customs?: Partial<Record<"taxId" | "houseNumber" | "consigneeID", string>>;
-  methods?: { options: Option[]; error: string | null };
-  current?: string | null;
-  atService?: boolean;
-  addressChanged?: boolean;
-}
-
-const FIELDS: [string, string, number?][] = [
-  ["name", "Recipient name"],
-  ["address1", "Address"],
-  ["address2", "Address line 2"],
-  ["city", "City"],
-  ["province", "Province or state"],
-  ["zip", "Postal code"],
-  ["countryCode", "Country code"],
-  ["phone", "Phone"],
-  ["email", "Email"],
-];
+export type { RepairData };
 
 export function RepairCard({ data, result }: { data: RepairData; result: ActionData }) {
   const shown = data.address ?? {};
@@ -70,14 +42,14 @@ export function RepairCard({ data, result }: { data: RepairData; result: ActionD
     // Only a new result resets the form (draft.reset is stable).
   }, [result]);
   const err = (f: string) => fieldError(result, "repair", f);
+  const setField = (k: string, v: string) => setValues((o) => ({ ...o, [k]: v }));
   const changed = Object.keys(values).filter((k) => (values[k] ?? "") !== (shown[k] ?? ""));
   const methodChanged = method !== "" && method !== data.current;
-  const placeAgain = changed.length > 0 || !data.atService;
-  const days = (o: Option) => (o.minDays == null ? "" : `, ${o.minDays}–${o.maxDays} days`);
   if (!data.repairable) {
     return data.replaced.length ? <Replaced list={data.replaced} /> : null;
   }
   const editing = changed.length > 0 || methodChanged || confirming;
+  const fields = { values, setField, error: err };
   return (
     <Card>
       <div {...editingProps(editing)} data-repair-card>
@@ -85,19 +57,7 @@ export function RepairCard({ data, result }: { data: RepairData; result: ActionD
           <Text as="h2" variant="headingMd">
             Repair
           </Text>
-          {data.addressChanged ? (
-            <Banner tone="warning" title="The address changed in Shopify">
-              <BlockStack gap="200">
-                <Text as="p">The service still has the old address.</Text>
-                <Form method="post">
-                  <input type="hidden" name="intent" value="repair-shop-address" />
-                  <Button submit disabled={busy}>
-                    Place again with the Shopify address
-                  </Button>
-                </Form>
-              </BlockStack>
-            </Banner>
-          ) : null}
+          {data.addressChanged ? <AddressChanged busy={busy} /> : null}
           {data.addressError ? <Banner tone="info">{data.addressError}</Banner> : null}
           <Form method="post">
             <input type="hidden" name="intent" value="repair" />
@@ -108,68 +68,17 @@ export function RepairCard({ data, result }: { data: RepairData; result: ActionD
               {fieldError(result, "repair", "form") ? (
                 <Banner tone="critical">{fieldError(result, "repair", "form")}</Banner>
               ) : null}
-              {[FIELDS.slice(0, 2), FIELDS.slice(2, 5), FIELDS.slice(5)].map((group) => (
-                <FormLayout.Group condensed key={group[0]![0]}>
-                  {group.map(([k, label]) => (
-                    <TextField
-                      key={k}
-                      label={label}
-                      name={k}
-                      autoComplete="off"
-                      value={values[k] ?? ""}
-                      onChange={(v) => setValues((o) => ({ ...o, [k]: v }))}
-                      error={err(k)}
-                    />
-                  ))}
-                </FormLayout.Group>
-              ))}
-              {Object.entries(data.customs ?? {}).map(([k, label]) => (
-                <TextField
-                  key={k}
-                  label={`${k === "taxId" ? "Tax id" : k === "houseNumber" ? "House number" : "Customs code"} (${label})`}
-                  name={k}
-                  autoComplete="off"
-                  value={values[k] ?? ""}
-                  onChange={(v) => setValues((o) => ({ ...o, [k]: v }))}
-                  helpText="Required by the destination's customs"
-                  error={err(k)}
-                />
-              ))}
-              <Select
-                label="Shipping method"
-                name="logisticName"
-                options={[
-                  {
-                    label: data.current ? `Keep ${data.current}` : "Chosen by the shipping rules",
-                    value: "",
-                  },
-                  ...(data.methods?.options ?? []).map((o) => ({
-                    label: `${o.logisticName} (${o.priceUsd} USD${days(o)})`,
-                    value: o.logisticName,
-                  })),
-                ]}
-                value={method}
-                onChange={setMethod}
-                helpText={data.methods?.error ?? "From the service's freight quote for this order"}
-              />
+              {recipientFields(fields)}
+              {customsFields({ ...fields, customs: data.customs })}
+              <MethodSelect data={data} method={method} setMethod={setMethod} />
               {confirming ? (
-                <Banner tone="warning" title="Confirm the repair">
-                  <BlockStack gap="200">
-                    <Text as="p">
-                      {placeAgain
-                        ? data.atService
-                          ? "The order is placed again as a new service order with these details; the current service order is left unpaid and marked replaced."
-                          : "The order is placed with these details."
-                        : `The shipping method of the service order changes to ${method}.`}
-                    </Text>
-                    <InlineStack gap="200">
-                      <Button submit variant="primary" disabled={busy}>
-                        Confirm
-                      </Button>
-                      <Button onClick={() => setConfirming(false)}>Back</Button>
-                    </InlineStack>
-                  </BlockStack>
-                </Banner>
+                <ConfirmRepair
+                  placeAgain={changed.length > 0 || !data.atService}
+                  atService={data.atService}
+                  method={method}
+                  busy={busy}
+                  back={() => setConfirming(false)}
+                />
               ) : (
                 <Button
                   onClick={() => setConfirming(true)}
@@ -187,6 +96,59 @@ export function RepairCard({ data, result }: { data: RepairData; result: ActionD
   );
 }
 
+/** The shop's address moved after placing: place the order again with it, in one click. */
+function AddressChanged({ busy }: { busy: boolean }) {
+  return (
+    <Banner tone="warning" title="The address changed in Shopify">
+      <BlockStack gap="200">
+        <Text as="p">The service still has the old address.</Text>
+        <Form method="post">
+          <input type="hidden" name="intent" value="repair-shop-address" />
+          <Button submit disabled={busy}>
+            Place again with the Shopify address
+          </Button>
+        </Form>
+      </BlockStack>
+    </Banner>
+  );
+}
+
+/** What the repair will do, said before it is sent: Confirm submits the form, Back returns. */
+function ConfirmRepair({
+  placeAgain,
+  atService,
+  method,
+  busy,
+  back,
+}: {
+  placeAgain: boolean;
+  atService: boolean | undefined;
+  method: string;
+  busy: boolean;
+  back: () => void;
+}) {
+  return (
+    <Banner tone="warning" title="Confirm the repair">
+      <BlockStack gap="200">
+        <Text as="p">
+          {placeAgain
+            ? atService
+              ? "The order is placed again as a new service order with these details; the current service order is left unpaid and marked replaced."
+              : "The order is placed with these details."
+            : `The shipping method of the service order changes to ${method}.`}
+        </Text>
+        <InlineStack gap="200">
+          <Button submit variant="primary" disabled={busy}>
+            Confirm
+          </Button>
+          <Button onClick={back}>Back</Button>
+        </InlineStack>
+      </BlockStack>
+    </Banner>
+  );
+}
+
+/** The service orders this order replaced (never paid), with why. */
 function Replaced({ list }: { list: RepairData["replaced"] }) {
   return (
     <BlockStack gap="100">
