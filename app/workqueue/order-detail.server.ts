@@ -1,10 +1,14 @@
 /** One order in full for the order page: its lines and what the service charges for each, shipments, payment, timeline. */
 import type { PrismaClient, Shipment, ShopOrderLine, TimelineEntry } from "@prisma/client";
+import type { SerializeFrom } from "@remix-run/node";
 import { z } from "zod";
 import { orderName } from "../orders/shop-time";
 import { safeUrl } from "../page-kit/safe-url";
 import { marginUsd } from "./orders.server";
 import { shopTimeZone } from "./shop-zone.server";
+
+/** The order as the order page's cards receive it (the loader's JSON: dates are ISO strings). */
+export type OrderDetail = NonNullable<SerializeFrom<typeof orderDetail>>;
 
 export async function orderDetail(db: PrismaClient, shop: string, id: string) {
   const o = await db.shopOrder.findFirst({
