@@ -10,6 +10,7 @@
  */
 import { closeDatabase, prisma } from "../app/db.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../app/fulfilment/handlers.server";
+import { eventHandlers } from "../app/worker/events.server";
 import { handlers } from "../app/worker/registry.server";
 import { Worker } from "../app/worker/worker.server";
 import { harnessDeps } from "../test/fulfilment/harness";
@@ -26,7 +27,7 @@ const deps = harnessDeps({
 });
 const worker = new Worker({
   prisma,
-  handlers: { ...handlers, ...fulfilmentHandlers(() => deps) },
+  handlers: { ...handlers, ...eventHandlers(() => deps), ...fulfilmentHandlers(() => deps) },
   recurring: fulfilmentRecurringJobs,
   concurrency: Number(process.env.CHAOS_CONCURRENCY ?? 4),
   pollMs: 50,

@@ -13,7 +13,7 @@ import type { FulfilmentDeps } from "../orders/deps.server";
 import { enqueue, startForShop } from "../jobs/queue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { PermanentJobError } from "../jobs/handler";
-import { jobKindFor, loadEvent } from "../events/store.server";
+import { loadEvent } from "../events/store.server";
 import { SvcNotFoundError, SvcParamError } from "../svc/index.server";
 import { ShopUserError } from "../shop/index.server";
 import { accountOf } from "../svc-account/account.server";
@@ -103,7 +103,8 @@ function importErrorText(error: unknown): { text: string; permanent: boolean } {
 
 type GetDeps = (ctx: JobContext) => FulfilmentDeps | Promise<FulfilmentDeps>;
 
-const catalogEvent =
+/** A service catalog event (PRODUCT, VARIANT, STOCK): the named products' facts and the shops' stock and prices. */
+export const catalogEvent =
   (getDeps: GetDeps): JobHandler =>
   async (ctx) => {
     const event = await loadEvent(ctx);
@@ -284,11 +285,7 @@ const syncShopJob =
   };
 
 export function catalogHandlers(getDeps: GetDeps): Record<string, JobHandler> {
-  const onCatalog = catalogEvent(getDeps);
   return {
-    [jobKindFor("svc", "PRODUCT")]: onCatalog,
-    [jobKindFor("svc", "VARIANT")]: onCatalog,
-    [jobKindFor("svc", "STOCK")]: onCatalog,
     [CATALOG_JOB.import]: importJob(getDeps),
     [CATALOG_JOB.fullSync]: fullSyncJob,
     [CATALOG_JOB.syncShop]: syncShopJob(getDeps),

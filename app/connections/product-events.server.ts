@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { JobHandler } from "../jobs/handler";
 import { payloadId } from "../events/ids.server";
-import { jobKindFor, loadEvent } from "../events/store.server";
+import { loadEvent } from "../events/store.server";
 
 /** Shopify's products/update payload: full variants for the first 100, every variant's GID. */
 const FULL_VARIANTS_IN_PAYLOAD = 100;
@@ -27,7 +27,7 @@ const productUpdateSchema = z
   .passthrough();
 
 /** A deleted product's connections go. */
-const productDeleted: JobHandler = async (ctx) => {
+export const productDeleted: JobHandler = async (ctx) => {
   const event = await loadEvent(ctx);
   if (!event) return { skipped: "event gone" };
   const id = payloadId((event.payload as { id?: unknown } | null)?.id);
@@ -44,7 +44,7 @@ const productDeleted: JobHandler = async (ctx) => {
  * Shopify sends the full details of the first 100 variants only; `variant_gids` names every
  * variant (101 and beyond included). A variant is gone only when it is in neither list.
  */
-const productUpdated: JobHandler = async (ctx) => {
+export const productUpdated: JobHandler = async (ctx) => {
   const event = await loadEvent(ctx);
   if (!event) return { skipped: "event gone" };
   const p = productUpdateSchema.safeParse(event.payload);
@@ -82,9 +82,4 @@ const productUpdated: JobHandler = async (ctx) => {
     },
   });
   return { connectionsRemoved: n.count, variantsListed: present.size };
-};
-
-export const connectionEventHandlers: Record<string, JobHandler> = {
-  [jobKindFor("shopify", "products/delete")]: productDeleted,
-  [jobKindFor("shopify", "products/update")]: productUpdated,
 };

@@ -9,7 +9,7 @@ import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { PermanentJobError } from "../jobs/handler";
 import { noteAddressChange } from "../repair/address-change.server";
 import { payloadId } from "../events/ids.server";
-import { jobKindFor, loadEvent } from "../events/store.server";
+import { loadEvent } from "../events/store.server";
 import { cancelOrder } from "./actions.server";
 import type { FulfilmentDeps } from "../orders/deps.server";
 import { payAccount } from "./pay/index.server";
@@ -233,18 +233,25 @@ const reconcileOne =
     return json(await reconcileAccount(await getDeps(ctx), accountId));
   };
 
-/** The pipeline's handlers by job kind: the order events and the pipeline's own jobs. */
-export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHandler> {
-  const onOrder = receive(getDeps);
-  const onSvc = svcEvent(getDeps);
+/**
+ * The pipeline's handlers of the events it owns (Shopify's orders/* topics, the service's
+ * ORDER, ORDERSPLIT and LOGISTIC), keyed by what they do; app/worker/events.server.ts gives each
+ * event source its handler.
+ */
+export function orderEventHandlers(getDeps: DepsFactory) {
   return {
-    [jobKindFor("shopify", "orders/create")]: onOrder,
-    [jobKindFor("shopify", "orders/paid")]: onOrder,
-    [jobKindFor("shopify", "orders/cancelled")]: orderCancelled(getDeps),
-    [jobKindFor("shopify", "orders/updated")]: orderUpdated,
-    [jobKindFor("svc", "ORDER")]: onSvc,
-    [jobKindFor("svc", "LOGISTIC")]: onSvc,
-    [jobKindFor("svc", "ORDERSPLIT")]: onSvc,
+    /** orders/create and orders/paid: the order is received (and placed when it is due). */
+    received: receive(getDeps),
+    cancelled: orderCancelled(getDeps),
+    updated: orderUpdated,
+    /** A service order event: a hint to look at the orders it names. */
+    service: svcEvent(getDeps),
+  } satisfies Record<string, JobHandler>;
+}
+
+/** The pipeline's own jobs by kind (place, pay, track, reconcile). */
+export function fulfilmentHandlers(getDeps: DepsFactory): Record<string, JobHandler> {
+  return {
     [JOB.place]: place(getDeps),
     [JOB.pay]: pay(getDeps),
     [JOB.track]: track(getDeps),

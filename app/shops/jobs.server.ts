@@ -9,7 +9,7 @@ import { PermanentJobError, type JobHandler } from "../jobs/handler";
 import type { Db } from "../jobs/queue.server";
 import { releaseAccount } from "../svc-account/webhooks.server";
 import { payloadId } from "../events/ids.server";
-import { jobKindFor, loadEvent } from "../events/store.server";
+import { loadEvent } from "../events/store.server";
 
 const REDACTED = { redacted: true } as const;
 
@@ -50,7 +50,7 @@ async function eventsAboutCustomer(
  * effort; not while another shop still uses that service account), then its tokens, key and
  * webhook secret are forgotten. The row stays for shop/redact to delete.
  */
-const appUninstalledJob: JobHandler = async (ctx) => {
+export const appUninstalledJob: JobHandler = async (ctx) => {
   const event = await loadEvent(ctx);
   if (!event) return { skipped: "event gone" };
   const shop = await ctx.prisma.shop.findUnique({
@@ -70,7 +70,7 @@ const appUninstalledJob: JobHandler = async (ctx) => {
   return { accountsDisconnected: accounts.length, released };
 };
 
-const appScopesUpdateJob: JobHandler = async (ctx) => {
+export const appScopesUpdateJob: JobHandler = async (ctx) => {
   const event = await loadEvent(ctx);
   if (!event) return { skipped: "event gone" };
   const current = z.object({ current: z.array(z.string()) }).safeParse(event.payload);
@@ -84,7 +84,7 @@ const appScopesUpdateJob: JobHandler = async (ctx) => {
 };
 
 /** Removes that customer's personal data from everything the app keeps. */
-const customersRedactJob: JobHandler = async (ctx) => {
+export const customersRedactJob: JobHandler = async (ctx) => {
   const event = await loadEvent(ctx);
   if (!event) return { skipped: "event gone" };
   const req = customersRedact.safeParse(event.payload);
@@ -131,7 +131,7 @@ const customersRedactJob: JobHandler = async (ctx) => {
 };
 
 /** Deletes everything the app holds about the shop (48 hours after uninstall). */
-const shopRedactJob: JobHandler = async (ctx) => {
+export const shopRedactJob: JobHandler = async (ctx) => {
   const event = await loadEvent(ctx);
   const shopDomain = event?.shopDomain ?? ctx.job.shopDomain;
   if (!shopDomain) throw new PermanentJobError("shop/redact without a shop");
@@ -162,7 +162,7 @@ const shopRedactJob: JobHandler = async (ctx) => {
  * Records the request and what the app holds about the customer and the orders Shopify lists
  * in `orders_requested` (the merchant answers it): the job's result is that record.
  */
-const customersDataRequestJob: JobHandler = async (ctx) => {
+export const customersDataRequestJob: JobHandler = async (ctx) => {
   const event = await loadEvent(ctx);
   if (!event) return { skipped: "event gone" };
   const req = customersDataRequest.safeParse(event.payload);
@@ -205,13 +205,3 @@ const customersDataRequestJob: JobHandler = async (ctx) => {
     },
   };
 };
-
-export function shopLifecycleHandlers(): Record<string, JobHandler> {
-  return {
-    [jobKindFor("shopify", "app/uninstalled")]: appUninstalledJob,
-    [jobKindFor("shopify", "app/scopes_update")]: appScopesUpdateJob,
-    [jobKindFor("shopify", "customers/redact")]: customersRedactJob,
-    [jobKindFor("shopify", "shop/redact")]: shopRedactJob,
-    [jobKindFor("shopify", "customers/data_request")]: customersDataRequestJob,
-  };
-}

@@ -17,6 +17,7 @@ import { enqueue, type Db } from "../jobs/queue.server";
 import { logger } from "../logger.server";
 import { svcClientForAccount, type SvcClient } from "../svc/client.server";
 import { SvcWebhookExistsError } from "../svc/errors";
+import { everySection } from "../svc/events";
 import { NO_TOKENS_OR_WEBHOOK } from "../svc/tokens.server";
 import {
   hashWebhookSecret,
@@ -125,12 +126,7 @@ export async function registerAccountWebhooks(
   const client = await (deps.clientFor ?? defaultClient(db))(accountId);
   const section = { type: "ENABLE" as const, callbackUrls: [svcWebhookUrl(secret)] };
   try {
-    await client.webhooks.set({
-      order: section,
-      logistics: section,
-      product: section,
-      stock: section,
-    });
+    await client.webhooks.set(everySection(section));
   } catch (error) {
     if (!(error instanceof SvcWebhookExistsError)) throw error;
   }
@@ -174,12 +170,7 @@ export async function releaseAccount(
     let client: SvcClient | undefined;
     try {
       client = await (opts.deps?.clientFor ?? defaultClient(db))(accountId);
-      await client.webhooks.set({
-        order: CANCEL,
-        logistics: CANCEL,
-        product: CANCEL,
-        stock: CANCEL,
-      });
+      await client.webhooks.set(everySection(CANCEL));
       out.cancelled = true;
     } catch (error) {
       log.warn({ err: errorText(error) }, "cancelling the service webhooks failed");

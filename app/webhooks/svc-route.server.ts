@@ -1,7 +1,8 @@
 /**
  * Which shop a service event belongs to. The callback secret names a service account; shops
  * connected to the same service account share it (the service keeps one callback per account),
- * so an event matching several of the app's accounts is routed:
+ * so an event matching several of the app's accounts is routed by its type's row in
+ * app/svc/events.ts:
  *
  * - ORDER, ORDERSPLIT, LOGISTIC: to the shop(s) that own the order (ShopOrder.svcOrderId,
  *   orderNumber, a shipment's service order id, `storeOrderNumbers`); none → stored ignored;
@@ -14,10 +15,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { idsFromParams, orderEventWithoutNews } from "../svc/event-readers";
-
-/** The event types a handler exists for (test/webhooks/svc-intake.test.ts holds it to that). */
-export const KNOWN_SVC_TYPES = ["ORDER", "ORDERSPLIT", "LOGISTIC", "PRODUCT", "VARIANT", "STOCK"];
-const ORDER_TYPES = new Set(["ORDER", "ORDERSPLIT", "LOGISTIC"]);
+import { isSvcEventType, SVC_EVENTS } from "../svc/events";
 
 export interface SvcAccountRef {
   id: string;
@@ -38,10 +36,10 @@ export async function routeSvcEvent(
   event: { type: string; messageType?: string; params: unknown },
 ): Promise<RouteTarget[]> {
   const first = accounts[0]!;
-  if (!KNOWN_SVC_TYPES.includes(event.type)) {
+  if (!isSvcEventType(event.type)) {
     return [{ account: first, ignoredReason: `unknown event type ${event.type}` }];
   }
-  if (!ORDER_TYPES.has(event.type)) return accounts.map((account) => ({ account }));
+  if (SVC_EVENTS[event.type].routing === "account") return accounts.map((account) => ({ account }));
   const ids = idsFromParams(event.params);
   if (ids.length === 0) {
     return [

@@ -12,35 +12,29 @@ import {
 } from "../catalog/import-connections.server";
 import { catalogHandlers, catalogRecurringJobs } from "../catalog/jobs.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "../connections/bulk-connect.server";
-import { connectionEventHandlers } from "../connections/product-events.server";
 import { disputeHandlers, disputeRecurringJobs } from "../disputes/jobs.server";
 import { productionDeps } from "../orders/deps.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../fulfilment/handlers.server";
 import { fxHandlers, fxRecurringJobs } from "../fx/jobs.server";
 import type { JobHandler, RecurringJob } from "../jobs/handler";
 import { notifyHandlers, notifyRecurringJobs } from "../notify/jobs.server";
-import { shopLifecycleHandlers } from "../shops/jobs.server";
 import { svcAccountHandlers, svcAccountRecurringJobs } from "../svc-account/jobs.server";
+import { eventHandlers } from "./events.server";
 import { maintenanceHandlers, maintenanceRecurringJobs } from "./maintenance.server";
 
-/** The order pipeline, with the stored accounts' clients and the shops' offline sessions. */
-const pipeline = fulfilmentHandlers((ctx) => productionDeps(ctx.prisma));
+/** The stored accounts' clients and the shops' offline sessions. */
+const production = (ctx: { prisma: Parameters<typeof productionDeps>[0] }) =>
+  productionDeps(ctx.prisma);
 
 export const handlers: Record<string, JobHandler> = {
-  // orders/*, the service's ORDER/LOGISTIC/ORDERSPLIT and the pipeline's own jobs.
-  ...pipeline,
+  // Every Shopify topic and service event type (events.server.ts).
+  ...eventHandlers(production),
 
-  // products/update and products/delete: the products' connections.
-  ...connectionEventHandlers,
-
-  // app/uninstalled, app/scopes_update and the three compliance topics.
-  ...shopLifecycleHandlers(),
-
-  // The service's catalog events (PRODUCT, VARIANT, STOCK), imports and the full stock and
-  // price pass (ORDER, LOGISTIC, ORDERSPLIT are above).
-  ...catalogHandlers((ctx) => productionDeps(ctx.prisma)),
-  ...disputeHandlers((ctx) => productionDeps(ctx.prisma)),
-  ...archiveHandlers((ctx) => productionDeps(ctx.prisma)),
+  // The capabilities' own jobs.
+  ...fulfilmentHandlers(production),
+  ...catalogHandlers(production),
+  ...disputeHandlers(production),
+  ...archiveHandlers(production),
 
   [BULK_CONNECT_JOB]: bulkConnectHandler,
   [BULK_ORDERS_JOB]: bulkOrdersHandler(),

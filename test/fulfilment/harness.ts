@@ -15,6 +15,8 @@ import { fulfilmentHandlers } from "../../app/fulfilment/handlers.server";
 import type { FulfilmentDeps } from "../../app/orders/deps.server";
 import { handlers } from "../../app/worker/registry.server";
 import { catalogHandlers } from "../../app/catalog/jobs.server";
+import { eventHandlers } from "../../app/worker/events.server";
+import { everySection } from "../../app/svc/events";
 import { Worker } from "../../app/worker/worker.server";
 import { action as ordersCancelled } from "../../app/routes/webhooks.orders.cancelled";
 import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
@@ -214,16 +216,16 @@ export async function startHarness(opts: {
   const svcFor = deps.svcFor;
   const client = await svcFor(account.id);
   const hook = `${appUrl}/webhooks/svc/${webhookSecret}`;
-  await client.webhooks.set({
-    order: { type: "ENABLE", callbackUrls: [hook] },
-    logistics: { type: "ENABLE", callbackUrls: [hook] },
-    product: { type: "ENABLE", callbackUrls: [hook] },
-    stock: { type: "ENABLE", callbackUrls: [hook] },
-  });
+  await client.webhooks.set(everySection({ type: "ENABLE", callbackUrls: [hook] }));
 
   const worker = new Worker({
     prisma,
-    handlers: { ...handlers, ...fulfilmentHandlers(() => deps), ...catalogHandlers(() => deps) },
+    handlers: {
+      ...handlers,
+      ...eventHandlers(() => deps),
+      ...fulfilmentHandlers(() => deps),
+      ...catalogHandlers(() => deps),
+    },
     concurrency: opts.workerConcurrency ?? 2,
     pollMs: 20,
   });

@@ -4,7 +4,7 @@ import { prisma } from "../../app/db.server";
 import { handlers } from "../../app/worker/registry.server";
 import { logger } from "../../app/logger.server";
 import { webhookSecretColumns } from "../../app/svc/webhook-secret.server";
-import { KNOWN_SVC_TYPES } from "../../app/webhooks/svc-route.server";
+import { SVC_EVENT_TYPES } from "../../app/svc/events";
 import { action as ordersCreate } from "../../app/routes/webhooks.orders.create";
 import { action as svcWebhook } from "../../app/routes/webhooks.svc.$secret";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, validSign } from "../../app/webhooks/svc.server";
@@ -139,7 +139,7 @@ describe("service webhook intake", () => {
 
   it("every known event type has a job handler, and no other service kind has one", () => {
     const svcKinds = Object.keys(handlers).filter((k) => k.startsWith("svc:"));
-    expect(svcKinds.sort()).toEqual(KNOWN_SVC_TYPES.map((t) => `svc:${t}`).sort());
+    expect(svcKinds.sort()).toEqual(SVC_EVENT_TYPES.map((t) => `svc:${t}`).sort());
   });
 
   it("nesting up to the limit is accepted", async () => {
