@@ -17,7 +17,7 @@ import { addTimeline } from "../orders/timeline.server";
 import { logger } from "../logger.server";
 import { svcClientForAccount, type SvcClient } from "../svc/client.server";
 import { SvcDisputeStateError, SvcError, SvcNotFoundError, SvcParamError } from "../svc/errors";
-import { storedReplyText, type DisputeConfirmInfo } from "../svc/disputes.server";
+import { storedReplyText, type DisputeConfirmInfo } from "../svc/dispute-shapes";
 import { syncRecord, type SyncAccount } from "./sync.server";
 
 export class DisputeInputError extends Error {
