@@ -5,7 +5,8 @@
 import type { PrismaClient } from "@prisma/client";
 import { orderName } from "../orders/shop-time";
 import { clientForShop } from "../svc-account/account.server";
-import { DisputeInputError, disputeErrorText, openOptions } from "./actions.server";
+import { DisputeInputError, disputeErrorText } from "./forms.server";
+import { openOptions } from "./open.server";
 
 /** The shop's order by id, with what tells whether it was paid at the service. */
 function paidOrder(db: PrismaClient, shop: string, id: string) {

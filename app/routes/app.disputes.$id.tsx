@@ -1,7 +1,7 @@
 /**
  * One dispute's page: its messages, the reply form, the summary and items, "Cancel dispute". The
- * work is app/disputes/page.server.ts (data) and app/disputes/actions.server.ts (check, cancel,
- * reply); the cards are app/disputes/ui/.
+ * work is app/disputes/page.server.ts (data), app/disputes/reply-cancel.server.ts (check, cancel,
+ * reply) and app/disputes/forms.server.ts (the form's outcome); the cards are app/disputes/ui/.
  */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
@@ -11,13 +11,8 @@ import { FormStatus, type ActionData } from "../components/FormStatus";
 import { RouteErrorBoundary } from "../components/NotFound";
 import { config } from "../config.server";
 import { prisma } from "../db.server";
-import {
-  attachmentsOf,
-  cancelDispute,
-  refreshOne,
-  replyToDispute,
-  runDisputeForm,
-} from "../disputes/actions.server";
+import { attachmentsOf, runDisputeForm } from "../disputes/forms.server";
+import { cancelDispute, refreshOne, replyToDispute } from "../disputes/reply-cancel.server";
 import { disputeDetail } from "../disputes/page.server";
 import { CheckNow } from "../disputes/ui/DisputeFields";
 import { MessagesCard } from "../disputes/ui/DisputeMessages";

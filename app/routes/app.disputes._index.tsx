@@ -11,7 +11,7 @@ import { FormStatus, type ActionData } from "../components/FormStatus";
 import { ListFooter } from "../components/ListFooter";
 import { ViewTabs } from "../components/ViewTabs";
 import { prisma } from "../db.server";
-import { runDisputeForm } from "../disputes/actions.server";
+import { runDisputeForm } from "../disputes/forms.server";
 import { type DisputeView, listDisputes } from "../disputes/page.server";
 import { syncDisputes } from "../disputes/sync.server";
 import { CheckNow } from "../disputes/ui/DisputeFields";

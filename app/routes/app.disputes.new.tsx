@@ -1,6 +1,6 @@
 /**
  * The open-a-dispute page of one order. The work is app/disputes/open-page.server.ts (the order
- * and the form's options) and app/disputes/actions.server.ts (opening it); the form is
+ * and the form's options) and app/disputes/open.server.ts (opening it); the form is
  * app/disputes/ui/OpenDisputeForm.tsx.
  */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
@@ -11,7 +11,8 @@ import { type ActionData } from "../components/FormStatus";
 import { RouteErrorBoundary } from "../components/NotFound";
 import { config } from "../config.server";
 import { prisma } from "../db.server";
-import { attachmentsOf, openDispute, runDisputeForm } from "../disputes/actions.server";
+import { attachmentsOf, runDisputeForm } from "../disputes/forms.server";
+import { openDispute } from "../disputes/open.server";
 import { openDisputePage } from "../disputes/open-page.server";
 import { OpenDisputeForm } from "../disputes/ui/OpenDisputeForm";
 

@@ -1,6 +1,6 @@
 /** The disputes pages' data as their components see it (the loaders' JSON). */
 import type { SerializeFrom } from "@remix-run/node";
-import type { openOptions } from "../actions.server";
+import type { openOptions } from "../open.server";
 import type { disputeDetail, listDisputes } from "../page.server";
 
 /** One dispute as its page shows it (app/disputes/page.server.ts, disputeDetail). */
