@@ -2,7 +2,7 @@
 import { orderName } from "../orders/shop-time";
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { CLOSED, dealText, isClosed } from "./sync.server";
-import { REPLY_KEY } from "./actions.server";
+import { REPLY_KEY } from "./reply-cancel.server";
 
 export const DISPUTE_VIEWS = ["all", "unread", "open", "closed"] as const;
 export type DisputeView = (typeof DISPUTE_VIEWS)[number];
@@ -120,7 +120,7 @@ export async function disputeDetail(db: PrismaClient, shop: string, id: string) 
     where: { id, shopDomain: shop },
     include: {
       messages: {
-        // A reply's lock row (app/disputes/actions.server.ts) is not a message.
+        // A reply's lock row (app/disputes/reply-cancel.server.ts) is not a message.
         where: { NOT: { messageId: { startsWith: REPLY_KEY } } },
         orderBy: [{ at: "asc" }, { id: "asc" }],
       },

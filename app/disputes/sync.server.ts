@@ -15,7 +15,7 @@ import { addTimeline } from "../orders/timeline.server";
 import { getSettings } from "../settings.server";
 import type { SvcClient } from "../svc/client.server";
 import { SvcNotFoundError } from "../svc/errors";
-import { storedReplyText, type DisputeMessage, type DisputeRecord } from "../svc/disputes.server";
+import { storedReplyText, type DisputeMessage, type DisputeRecord } from "../svc/dispute-shapes";
 import { walkDisputes } from "../svc/pagination";
 
 const DAY_MS = 24 * 3600_000;

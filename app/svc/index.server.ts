@@ -17,6 +17,7 @@ export * from "./connections.server";
 export * from "./order-shapes";
 export * from "./orders.server";
 export * from "./logistics.server";
+export * from "./dispute-shapes";
 export * from "./disputes.server";
 export * from "./pagination";
 export * from "./client.server";

@@ -5,12 +5,8 @@
 import type { Page } from "./schema-kit";
 import { LIST_V2_LIMITS, type CatalogResource, type ListV2Query } from "./catalog.server";
 import { type ProductSummaryV2 } from "./catalog-shapes";
-import {
-  DISPUTE_WINDOW_MAX_MS,
-  type DisputeListQuery,
-  type DisputeRecord,
-  type DisputesResource,
-} from "./disputes.server";
+import { DISPUTE_WINDOW_MAX_MS, type DisputeListQuery, type DisputeRecord } from "./dispute-shapes";
+import type { DisputesResource } from "./disputes.server";
 
 export interface PaginateOptions {
   pageSize: number;

@@ -1,6 +1,7 @@
 /**
- * The dispute use cases (app/disputes/actions.server.ts) against the service simulator over
- * HTTP, on paid orders made directly at the service (no order pipeline, so each case is fast):
+ * The dispute use cases (app/disputes/open.server.ts, app/disputes/reply-cancel.server.ts and
+ * app/disputes/forms.server.ts) against the service simulator over HTTP, on paid orders made
+ * directly at the service (no order pipeline, so each case is fast):
  * the errors in the merchant's words, attachments, the open form's options, opening (input,
  * double submits, refusals, an unknown outcome), replying, cancelling, and the form runner.
  */
@@ -10,15 +11,11 @@ import {
   addressLines,
   attachmentsOf,
   attachmentsToService,
-  cancelDispute,
-  chosenLines,
   disputeErrorText,
-  openDispute,
-  openOptions,
-  refreshOne,
-  replyToDispute,
   runDisputeForm,
-} from "../../app/disputes/actions.server";
+} from "../../app/disputes/forms.server";
+import { chosenLines, openDispute, openOptions } from "../../app/disputes/open.server";
+import { cancelDispute, refreshOne, replyToDispute } from "../../app/disputes/reply-cancel.server";
 import { loader as publicFileRoute } from "../../app/routes/files.$token";
 import * as E from "../../app/svc/errors";
 import { serveRoutes } from "../helpers/app-server";

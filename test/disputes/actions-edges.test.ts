@@ -1,17 +1,13 @@
 /**
- * Edges of the dispute use cases (app/disputes/actions.server.ts) that the core tests leave
- * open: the open form's lines when a line is covered by an open dispute yet has items left, or
+ * Edges of the dispute use cases (app/disputes/open.server.ts and app/disputes/forms.server.ts)
+ * that the core tests leave open: the open form's lines when a line is covered by an open dispute yet has items left, or
  * is free of open disputes yet has none left; the prices carried; a create the service refuses
  * is sent once; a failure that is neither the merchant's input nor the service's answer is
  * logged for the operator, and only such a one.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  DisputeInputError,
-  openDispute,
-  openOptions,
-  runDisputeForm,
-} from "../../app/disputes/actions.server";
+import { DisputeInputError, runDisputeForm } from "../../app/disputes/forms.server";
+import { openDispute, openOptions } from "../../app/disputes/open.server";
 import { logger } from "../../app/logger.server";
 import * as E from "../../app/svc/errors";
 import { type DisputeFixture, disputeFixture, prisma } from "./fixture";

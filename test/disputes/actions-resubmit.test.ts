@@ -1,11 +1,12 @@
 /**
- * A dispute reply's form key, once sent, never sends again (app/disputes/actions.server.ts):
+ * A dispute reply's form key, once sent, never sends again (app/disputes/reply-cancel.server.ts):
  * not after the read-back replaced the app's stand-in message with the service's own, nor after
  * an answer and a read-back that both timed out and a later sync that listed the message. A
  * refusal frees the key, so the corrected form can go.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDispute, refreshOne, replyToDispute } from "../../app/disputes/actions.server";
+import { openDispute } from "../../app/disputes/open.server";
+import { refreshOne, replyToDispute } from "../../app/disputes/reply-cancel.server";
 import { type SvcError, SvcDisputeStateError } from "../../app/svc/errors";
 import { type DisputeFixture, disputeFixture, prisma } from "./fixture";
 

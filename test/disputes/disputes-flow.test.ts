@@ -9,13 +9,9 @@
  * not sent a second time.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  DisputeInputError,
-  cancelDispute,
-  openDispute,
-  openOptions,
-  replyToDispute,
-} from "../../app/disputes/actions.server";
+import { DisputeInputError } from "../../app/disputes/forms.server";
+import { openDispute, openOptions } from "../../app/disputes/open.server";
+import { cancelDispute, replyToDispute } from "../../app/disputes/reply-cancel.server";
 import { DISPUTE_JOB } from "../../app/disputes/jobs.server";
 import { listDisputes } from "../../app/disputes/page.server";
 import { HISTORY_DAYS, syncDisputes } from "../../app/disputes/sync.server";

@@ -1,10 +1,10 @@
 /**
  * One dispute as its page shows it (app/disputes/page.server.ts) never shows a reply's lock row
- * (`key:`, kept by app/disputes/actions.server.ts so a form key sends once): only messages.
+ * (`key:`, kept by app/disputes/reply-cancel.server.ts so a form key sends once): only messages.
  */
 import { describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
-import { REPLY_KEY } from "../../app/disputes/actions.server";
+import { REPLY_KEY } from "../../app/disputes/reply-cancel.server";
 import { disputeDetail } from "../../app/disputes/page.server";
 
 const SHOP = "disputes-page-key.myshopify.com";

@@ -17,7 +17,7 @@ import {
   syncRecord,
 } from "../../app/disputes/sync.server";
 import { updateSettings } from "../../app/settings.server";
-import type { DisputeRecord } from "../../app/svc/disputes.server";
+import type { DisputeRecord } from "../../app/svc/dispute-shapes";
 import type { Dispute as SimDispute } from "../sim/service/state";
 import { type DisputeFixture, disputeFixture, prisma } from "./fixture";
 

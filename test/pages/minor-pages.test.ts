@@ -162,7 +162,8 @@ describe("the dispute form", () => {
   ];
 
   it("says a quantity is more than ordered instead of asking to choose a line", async () => {
-    const { chosenLines, DisputeInputError } = await import("../../app/disputes/actions.server");
+    const { chosenLines } = await import("../../app/disputes/open.server");
+    const { DisputeInputError } = await import("../../app/disputes/forms.server");
     const refused = (q: Record<string, number>) => {
       try {
         chosenLines(lines, q);
@@ -186,7 +187,7 @@ describe("the dispute form", () => {
 
   it("reads the addresses one a line and names a bad one whole, never split at its spaces", async () => {
     const { attachmentsOf, attachmentsToService, DisputeInputError } = await import(
-      "../../app/disputes/actions.server"
+      "../../app/disputes/forms.server"
     );
     const form = new FormData();
     form.set("addresses", "https://img.example/a.jpg\r\nmy photo of the box.jpg\n\n");

@@ -2,11 +2,8 @@ import { describe, expect, it } from "vitest";
 import { collect, paginate, iterateListV2, walkDisputes } from "../../app/svc/pagination";
 import type { Page } from "../../app/svc/schema-kit";
 import type { CatalogResource, ListV2Query } from "../../app/svc/catalog.server";
-import type {
-  DisputeListQuery,
-  DisputesResource,
-  DisputeRecord,
-} from "../../app/svc/disputes.server";
+import type { DisputeListQuery, DisputeRecord } from "../../app/svc/dispute-shapes";
+import type { DisputesResource } from "../../app/svc/disputes.server";
 
 describe("pagination helpers", () => {
   it("walks shape B by total and shape A by totalPages, stopping on short pages", async () => {

@@ -1,3 +1,7 @@
+/**
+ * The fields the dispute forms share (open a dispute, reply to one): the message, the
+ * attachments (files from the device or addresses online), and the "check now" button.
+ */
 import { Form, useNavigation } from "@remix-run/react";
 import {
   BlockStack,
@@ -11,7 +15,7 @@ import {
 } from "@shopify/polaris";
 import { NoteIcon, PlayIcon } from "@shopify/polaris-icons";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
-import { fieldError, type ActionData } from "./FormStatus";
+import { fieldError, type ActionData } from "../../components/FormStatus";
 
 const ACCEPTED = [
   "image/jpeg",
@@ -51,6 +55,50 @@ function checkFiles(files: File[]): Omit<Chosen, "preview">[] {
   });
 }
 
+/** The files checked again, each photo that can be sent with a preview. */
+function withPreviews(files: File[]): Chosen[] {
+  return checkFiles(files).map((c) => ({
+    ...c,
+    preview: !c.error && c.file.type.startsWith("image/") ? URL.createObjectURL(c.file) : null,
+  }));
+}
+
+/** The chosen files, each with its thumbnail, its size or what is wrong, and "Remove". */
+function ChosenFiles({ chosen, remove }: { chosen: Chosen[]; remove: (key: string) => void }) {
+  return (
+    <ul aria-label="Chosen files" style={{ listStyle: "none", margin: 0, padding: 0 }}>
+      {chosen.map((c) => (
+        <li key={c.key} data-chosen-file={c.file.name} style={{ marginBottom: 8 }}>
+          <InlineStack gap="200" blockAlign="center" wrap={false}>
+            <Thumbnail
+              source={c.preview ?? (c.file.type.startsWith("video/") ? PlayIcon : NoteIcon)}
+              alt={c.preview ? `Preview of ${c.file.name}` : ""}
+              size="small"
+            />
+            <div style={{ flex: 1, minWidth: 0 }}>
+              <BlockStack gap="050">
+                <Text as="span" breakWord>
+                  {c.file.name}
+                </Text>
+                <Text as="span" variant="bodySm" tone={c.error ? "critical" : "subdued"}>
+                  {c.error ?? `${sizeText(c.file.size)} · ready to send`}
+                </Text>
+              </BlockStack>
+            </div>
+            <Button
+              variant="plain"
+              onClick={() => remove(c.key)}
+              accessibilityLabel={`Remove ${c.file.name}`}
+            >
+              Remove
+            </Button>
+          </InlineStack>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /**
  * A dispute form's attachments: photos or videos from the merchant's device, dropped or chosen
  * (the app keeps them and the service copies them), listed with a thumbnail and what is wrong
@@ -83,22 +131,10 @@ export function AttachmentFields({ result, intent }: { result: ActionData; inten
     [chosen],
   );
   const onDrop = useCallback((files: File[]) => {
-    setChosen((before) => {
-      const all = checkFiles([...before.map((c) => c.file), ...files]);
-      return all.map((c) => ({
-        ...c,
-        preview: !c.error && c.file.type.startsWith("image/") ? URL.createObjectURL(c.file) : null,
-      }));
-    });
+    setChosen((before) => withPreviews([...before.map((c) => c.file), ...files]));
   }, []);
   const remove = (key: string) =>
-    setChosen((before) => {
-      const rest = checkFiles(before.filter((c) => c.key !== key).map((c) => c.file));
-      return rest.map((c) => ({
-        ...c,
-        preview: !c.error && c.file.type.startsWith("image/") ? URL.createObjectURL(c.file) : null,
-      }));
-    });
+    setChosen((before) => withPreviews(before.filter((c) => c.key !== key).map((c) => c.file)));
   const fileError = fieldError(result, intent, "files");
   return (
     <BlockStack gap="200">
@@ -124,38 +160,7 @@ export function AttachmentFields({ result, intent }: { result: ActionData; inten
         Up to 6 files: jpg, png, webp, gif or mp4, mov, webm, 10 MB each.
       </Text>
       {fileError ? <InlineError message={fileError} fieldID={`${id}-drop`} /> : null}
-      {chosen.length ? (
-        <ul aria-label="Chosen files" style={{ listStyle: "none", margin: 0, padding: 0 }}>
-          {chosen.map((c) => (
-            <li key={c.key} data-chosen-file={c.file.name} style={{ marginBottom: 8 }}>
-              <InlineStack gap="200" blockAlign="center" wrap={false}>
-                <Thumbnail
-                  source={c.preview ?? (c.file.type.startsWith("video/") ? PlayIcon : NoteIcon)}
-                  alt={c.preview ? `Preview of ${c.file.name}` : ""}
-                  size="small"
-                />
-                <div style={{ flex: 1, minWidth: 0 }}>
-                  <BlockStack gap="050">
-                    <Text as="span" breakWord>
-                      {c.file.name}
-                    </Text>
-                    <Text as="span" variant="bodySm" tone={c.error ? "critical" : "subdued"}>
-                      {c.error ?? `${sizeText(c.file.size)} · ready to send`}
-                    </Text>
-                  </BlockStack>
-                </div>
-                <Button
-                  variant="plain"
-                  onClick={() => remove(c.key)}
-                  accessibilityLabel={`Remove ${c.file.name}`}
-                >
-                  Remove
-                </Button>
-              </InlineStack>
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      {chosen.length ? <ChosenFiles chosen={chosen} remove={remove} /> : null}
       <TextField
         label="Or addresses of photos or videos already online"
         name="addresses"
