@@ -34,6 +34,14 @@ export type BulkStart =
 /** A run's request: the orders list's form, or the same fields from an extension. */
 export type BulkInput = FormData | { intent: string; clientKey: string; orderIds: string[] };
 
+/** The orders list's form: a run started, or why not, as the page's FormStatus shows it. */
+export async function bulkOrdersAction(db: PrismaClient, shop: string, form: FormData) {
+  const r = await startBulkRun(db, shop, form);
+  return r.ok
+    ? { ok: true as const, intent: "bulk", message: r.message }
+    : { ok: false as const, intent: "bulk", errors: r.errors };
+}
+
 /** Starts a run (or finds the one this key already started). Changes nothing if refused. */
 export async function startBulkRun(
   db: PrismaClient,

@@ -3,7 +3,7 @@
  * health, the warnings that need the merchant, problems. The live balance is not awaited here:
  * the page shows it (and an outage it reveals) when it comes (see `liveBalance`).
  */
-import { orderName } from "../orders/shop-time";
+import { orderName, PERIODS } from "../orders/shop-time";
 import { isScheduled } from "../orders/states";
 import type { PrismaClient } from "@prisma/client";
 import { getSettings, type ShopSettings } from "../settings.server";
@@ -16,6 +16,17 @@ import { flagWords, plainMessage } from "../orders/plain-words";
 
 const DONE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];
 const DAY = 86400_000;
+
+/**
+ * The dashboard page: its data for the period the address asks for (`?period=`, 30 days unless
+ * one of PERIODS), and the live balance as a promise the page does not wait for.
+ */
+export async function dashboardPage(db: PrismaClient, shop: string, search: URLSearchParams) {
+  const asked = Number(search.get("period"));
+  const period = PERIODS.find((p) => p === asked) ?? 30;
+  const data = await dashboardData(db, shop, Date.now(), period);
+  return { ...data, live: liveBalance(db, shop, data.account.connected) };
+}
 
 export async function dashboardData(
   db: PrismaClient,

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { orderName } from "../orders/shop-time";
 import { STATES, type OrderState, PROBLEM_STATES } from "../orders/states";
 import { shopTimeZone } from "./shop-zone.server";
+import { latestBulkRun } from "./bulk-orders.server";
 
 export { STATES, PROBLEM_STATES, type OrderState };
 
@@ -99,6 +100,12 @@ function searchWhere(q: string): Prisma.ShopOrderWhereInput {
       { shipments: { some: { trackNumber: { equals: q, mode: "insensitive" } } } },
     ],
   };
+}
+
+/** The orders list page: the orders its address asks for, and the shop's latest bulk run. */
+export async function ordersListPage(db: PrismaClient, shop: string, search: URLSearchParams) {
+  const [list, bulk] = await Promise.all([listOrders(db, shop, search), latestBulkRun(db, shop)]);
+  return { ...list, bulk };
 }
 
 export async function listOrders(db: PrismaClient, shop: string, search: URLSearchParams) {
