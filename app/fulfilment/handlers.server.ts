@@ -16,16 +16,13 @@ import { payAccount } from "./pay/index.server";
 import { holdUnreachable, isRetryable, placeOrder, receiveShopOrder } from "./place/index.server";
 import { reconcileAccount } from "./reconcile/index.server";
 import { sandboxTrack } from "./sandbox-track.server";
-import { JOB, schedulePlace } from "../orders/schedule.server";
+import { JOB, JOB_PAYLOADS, type JobPayload, schedulePlace } from "../orders/schedule.server";
 import { onSvcEvent, trackHinted, trackOrder } from "./track/index.server";
 
 /** Failed attempts of a place job before its order is shown held `service_unavailable`. */
 export const SERVICE_DOWN_AFTER_ATTEMPTS = 3;
 
 export type DepsFactory = (ctx: JobContext) => Promise<FulfilmentDeps> | FulfilmentDeps;
-
-const orderRef = z.object({ orderId: z.string().min(1) }).passthrough();
-const accountRef = z.object({ accountId: z.string().min(1) });
 
 function parse<T>(schema: z.ZodType<T>, ctx: JobContext): T {
   const r = schema.safeParse(ctx.payload);
@@ -126,7 +123,7 @@ const orderUpdated: JobHandler = async (ctx) => {
 const place =
   (getDeps: DepsFactory): JobHandler =>
   async (ctx) => {
-    const { orderId } = parse(orderRef, ctx);
+    const { orderId } = parse(JOB_PAYLOADS[JOB.place], ctx);
     const deps = await getDeps(ctx);
     let r: Awaited<ReturnType<typeof placeOrder>>;
     try {
@@ -157,20 +154,14 @@ const place =
 const pay =
   (getDeps: DepsFactory): JobHandler =>
   async (ctx) => {
-    const { accountId } = parse(accountRef, ctx);
+    const { accountId } = parse(JOB_PAYLOADS[JOB.pay], ctx);
     return json(await payAccount(await getDeps(ctx), accountId));
   };
 
 const track =
   (getDeps: DepsFactory): JobHandler =>
   async (ctx) => {
-    const p = parse(
-      orderRef.extend({
-        hintIds: z.array(z.string()).optional(),
-        records: z.unknown().optional(),
-      }),
-      ctx,
-    );
+    const p = parse(JOB_PAYLOADS[JOB.track], ctx);
     return json(
       await trackOrder(await getDeps(ctx), p.orderId, { hintIds: p.hintIds, records: p.records }),
     );
@@ -179,14 +170,7 @@ const track =
 const trackHints =
   (getDeps: DepsFactory): JobHandler =>
   async (ctx) => {
-    const p = parse(
-      z.object({
-        accountId: z.string().min(1),
-        orders: z.array(z.string()).default([]),
-        hints: z.array(z.string()).default([]),
-      }),
-      ctx,
-    );
+    const p = parse(JOB_PAYLOADS[JOB.trackHints], ctx);
     return json(
       await trackHinted(await getDeps(ctx), {
         accountId: p.accountId,
@@ -208,7 +192,7 @@ const reconcileFanOut: JobHandler = async (ctx) => {
     for (const a of accounts) {
       await enqueue(tx, {
         kind: JOB.reconcileAccount,
-        payload: { accountId: a.id },
+        payload: { accountId: a.id } satisfies JobPayload<typeof JOB.reconcileAccount>,
         idempotencyKey: `reconcile:${a.id}:${slot}`,
         concurrencyKey: `reconcile:${a.id}`,
         shopDomain: a.shopDomain ?? undefined,
@@ -222,14 +206,14 @@ const reconcileFanOut: JobHandler = async (ctx) => {
 const sandboxTrackJob =
   (getDeps: DepsFactory): JobHandler =>
   async (ctx) => {
-    const { orderId } = parse(orderRef, ctx);
+    const { orderId } = parse(JOB_PAYLOADS[JOB.sandboxTrack], ctx);
     return json(await sandboxTrack(await getDeps(ctx), orderId));
   };
 
 const reconcileOne =
   (getDeps: DepsFactory): JobHandler =>
   async (ctx) => {
-    const { accountId } = parse(accountRef, ctx);
+    const { accountId } = parse(JOB_PAYLOADS[JOB.reconcileAccount], ctx);
     return json(await reconcileAccount(await getDeps(ctx), accountId));
   };
 

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Prisma } from "@prisma/client";
+import { z } from "zod";
 import { enqueue, enqueueOrMerge, type Db } from "../jobs/queue.server";
 
 export const JOB = {
@@ -16,12 +17,43 @@ export const JOB = {
   sandboxTrack: "fulfilment.sandboxTrack",
 } as const;
 
+const orderId = z.string().min(1);
+const accountId = z.string().min(1);
+
+/**
+ * Each pipeline job's payload, declared once: enqueued below typed by it (`JobPayload`), and
+ * parsed with it by the job's handler (app/fulfilment/handlers.server.ts).
+ */
+export const JOB_PAYLOADS = {
+  [JOB.place]: z.object({ orderId }),
+  [JOB.pay]: z.object({ accountId }),
+  [JOB.track]: z.object({
+    orderId,
+    /** Service order ids the hints named (split children). */
+    hintIds: z.array(z.string()).optional(),
+    /** The records a hinted fetch already read (none: the job fetches for itself). */
+    records: z.unknown().optional(),
+  }),
+  [JOB.trackHints]: z.object({
+    accountId,
+    /** Shop order ids. */
+    orders: z.array(z.string()).default([]),
+    /** "<orderId>:<service id>" pairs. */
+    hints: z.array(z.string()).default([]),
+  }),
+  [JOB.reconcileAccount]: z.object({ accountId }),
+  [JOB.sandboxTrack]: z.object({ orderId }),
+} satisfies Partial<Record<(typeof JOB)[keyof typeof JOB], z.ZodType>>;
+
+/** What a pipeline job of kind K carries, as it is enqueued. */
+export type JobPayload<K extends keyof typeof JOB_PAYLOADS> = z.input<(typeof JOB_PAYLOADS)[K]>;
+
 /** Sandbox orders just paid: each gets its test tracking number (sandbox-track.server.ts). */
 export async function scheduleSandboxTrack(db: Db, orderIds: string[], shopDomain?: string | null) {
   for (const orderId of orderIds) {
     await enqueue(db, {
       kind: JOB.sandboxTrack,
-      payload: { orderId },
+      payload: { orderId } satisfies JobPayload<typeof JOB.sandboxTrack>,
       idempotencyKey: `sandboxTrack:${orderId}`,
       concurrencyKey: `order:${orderId}`,
       shopDomain: shopDomain ?? undefined,
@@ -36,7 +68,7 @@ export async function schedulePlace(
 ) {
   return enqueue(db, {
     kind: JOB.place,
-    payload: { orderId: o.orderId },
+    payload: { orderId: o.orderId } satisfies JobPayload<typeof JOB.place>,
     runAt: o.delayMs && o.delayMs > 0 ? new Date(Date.now() + o.delayMs) : undefined,
     idempotencyKey: `place:${o.orderId}:${o.key}`,
     concurrencyKey: `order:${o.orderId}`,
@@ -86,7 +118,7 @@ export async function schedulePay(
   }
   return enqueue(db, {
     kind: JOB.pay,
-    payload: { accountId: o.accountId },
+    payload: { accountId: o.accountId } satisfies JobPayload<typeof JOB.pay>,
     runAt: delay > 0 ? new Date(Date.now() + delay) : undefined,
     idempotencyKey: key,
     concurrencyKey: `pay:${o.accountId}`,
@@ -117,7 +149,7 @@ export async function scheduleTrack(
       orderId: o.orderId,
       ...(o.hintIds?.length ? { hintIds: o.hintIds } : {}),
       ...(o.records ? { records: o.records } : {}),
-    },
+    } satisfies JobPayload<typeof JOB.track>,
     runAt: o.runAt,
     idempotencyKey: `track:${o.orderId}:${o.key}`,
     concurrencyKey: `order:${o.orderId}`,
@@ -140,7 +172,11 @@ export async function scheduleTrackHints(
   if (o.orderIds.length === 0) return { id: null, created: false };
   return enqueueOrMerge(db, {
     kind: JOB.trackHints,
-    payload: { accountId: o.accountId, orders: o.orderIds, hints: o.hints },
+    payload: {
+      accountId: o.accountId,
+      orders: o.orderIds,
+      hints: o.hints,
+    } satisfies JobPayload<typeof JOB.trackHints>,
     idempotencyKey: `trackHints:${o.accountId}:${Date.now()}:${randomBytes(4).toString("hex")}`,
     concurrencyKey: `trackHints:${o.accountId}`,
     gather: ["orders", "hints"],
