@@ -28,10 +28,10 @@ export function setterOf<T extends Record<string, string>>(
 }
 
 /**
- * What every form of the page gets: the page's data it reads (`D`), its values, its refusal,
- * and the page's Save.
+ * What every form of the page gets: the page's data it reads (`D`: the saved settings unless
+ * told), its values, its refusal, and the page's Save.
  */
-export interface PartProps<T, D = unknown> {
+export interface PartProps<T, D = { settings: SavedSettings }> {
   data: D;
   draft: Draft<T>;
   refusal: ActionData;

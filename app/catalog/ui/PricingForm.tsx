@@ -32,7 +32,7 @@ export function pricingSaved(settings: SavedSettings): Values {
   return Object.fromEntries(PRICING_KEYS.map((k) => [k, all[k] ?? ""])) as Values;
 }
 
-export function PricingForm({ data, draft, refusal, onSave }: PartProps<Values, { settings: SavedSettings }>) {
+export function PricingForm({ data, draft, refusal, onSave }: PartProps<Values>) {
   const s = draft.values;
   const { set, err, text, check } = fieldsOf(draft, refusal, PRICING_INTENT);
   return (
