@@ -27,24 +27,11 @@ export function listOf(names: readonly string[]): string {
   return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }
 
-export function SaveBar({
-  changed,
-  busy,
-  embedded,
-  onSave,
-  onDiscard,
-}: {
-  /** The names of the changed parts of the page (none: nothing to save, no bar). */
-  changed: readonly string[];
-  /** A save (or another post of the page) is on its way: Save and Discard wait. */
-  busy: boolean;
-  /** Inside Shopify's admin: App Bridge's bar. */
-  embedded: boolean;
-  onSave: () => void;
-  onDiscard: () => void;
-}) {
-  const dirty = changed.length > 0;
-  const what = listOf(changed);
+/**
+ * Leaving the page with changes asks first: a link of the app (the router's navigation held
+ * until the merchant answers) or closing the tab (the browser's own question).
+ */
+function useLeavePrompt(dirty: boolean) {
   const navigate = useNavigate();
   // Set once the merchant chose to leave: the navigation then goes through.
   const leaving = useRef(false);
@@ -78,6 +65,28 @@ export function SaveBar({
       [dirty],
     ),
   );
+  return { asking: leaveTo !== null, stay, leave };
+}
+
+export function SaveBar({
+  changed,
+  busy,
+  embedded,
+  onSave,
+  onDiscard,
+}: {
+  /** The names of the changed parts of the page (none: nothing to save, no bar). */
+  changed: readonly string[];
+  /** A save (or another post of the page) is on its way: Save and Discard wait. */
+  busy: boolean;
+  /** Inside Shopify's admin: App Bridge's bar. */
+  embedded: boolean;
+  onSave: () => void;
+  onDiscard: () => void;
+}) {
+  const dirty = changed.length > 0;
+  const what = listOf(changed);
+  const leaving = useLeavePrompt(dirty);
   const [discarding, setDiscarding] = useState(false);
   return (
     <>
@@ -96,36 +105,12 @@ export function SaveBar({
           </button>
         </AppBridgeSaveBar>
       ) : dirty ? (
-        <div
-          data-save-bar
-          role="region"
-          aria-label="Unsaved changes"
-          style={{
-            position: "sticky",
-            top: 0,
-            zIndex: 400,
-            background: "var(--p-color-bg-inverse, #1a1a1a)",
-            padding: "10px 16px",
-            boxShadow: "0 2px 8px rgba(0,0,0,.2)",
-          }}
-        >
-          <InlineStack align="space-between" blockAlign="center" gap="200">
-            <Text as="p" tone="text-inverse">
-              <Text as="span" fontWeight="semibold">
-                Unsaved changes
-              </Text>{" "}
-              in {what}
-            </Text>
-            <InlineStack gap="200">
-              <Button onClick={() => setDiscarding(true)} disabled={busy}>
-                Discard
-              </Button>
-              <Button variant="primary" onClick={onSave} disabled={busy} loading={busy}>
-                Save
-              </Button>
-            </InlineStack>
-          </InlineStack>
-        </div>
+        <PageSaveBar
+          what={what}
+          busy={busy}
+          onSave={onSave}
+          onDiscard={() => setDiscarding(true)}
+        />
       ) : null}
       <AskFirst
         open={discarding && dirty}
@@ -141,16 +126,57 @@ export function SaveBar({
         {`What you changed in ${what} goes back to what is saved.`}
       </AskFirst>
       <AskFirst
-        open={leaveTo !== null}
+        open={leaving.asking}
         title="Leave without saving?"
         keep="Stay"
         act="Leave and discard"
-        onKeep={stay}
-        onAct={leave}
+        onKeep={leaving.stay}
+        onAct={leaving.leave}
       >
         {`Your changes in ${what || "this page"} are not saved yet. Stay to save them, or leave and lose them.`}
       </AskFirst>
     </>
+  );
+}
+
+/** Our own bar (outside Shopify's admin), kept at the top of the screen while the page scrolls. */
+function PageSaveBar(p: {
+  what: string;
+  busy: boolean;
+  onSave: () => void;
+  onDiscard: () => void;
+}) {
+  return (
+    <div
+      data-save-bar
+      role="region"
+      aria-label="Unsaved changes"
+      style={{
+        position: "sticky",
+        top: 0,
+        zIndex: 400,
+        background: "var(--p-color-bg-inverse, #1a1a1a)",
+        padding: "10px 16px",
+        boxShadow: "0 2px 8px rgba(0,0,0,.2)",
+      }}
+    >
+      <InlineStack align="space-between" blockAlign="center" gap="200">
+        <Text as="p" tone="text-inverse">
+          <Text as="span" fontWeight="semibold">
+            Unsaved changes
+          </Text>{" "}
+          in {p.what}
+        </Text>
+        <InlineStack gap="200">
+          <Button onClick={p.onDiscard} disabled={p.busy}>
+            Discard
+          </Button>
+          <Button variant="primary" onClick={p.onSave} disabled={p.busy} loading={p.busy}>
+            Save
+          </Button>
+        </InlineStack>
+      </InlineStack>
+    </div>
   );
 }
 

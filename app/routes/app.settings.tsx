@@ -1,36 +1,26 @@
+/**
+ * The settings and onboarding page: what it shows and the forms it posts are
+ * app/settings-forms/page.server.ts (each form answered by its capability), the save bar's Save
+ * is app/settings-forms/save-all.server.ts; each card is its capability's form.
+ */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { useActionData, useLoaderData, useNavigation, useSubmit } from "@remix-run/react";
-import { Banner, Layout, List, Page } from "@shopify/polaris";
-import { useEffect, useRef } from "react";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { Layout, Page } from "@shopify/polaris";
+import { useEffect } from "react";
 import { requireAdmin } from "../pages/context.server";
 import { settingsAction, settingsPageData } from "../settings-forms/page.server";
 import { saveAllSettings } from "../settings-forms/save-all.server";
-import { type ActionData, FormStatus } from "../components/FormStatus";
+import type { ActionData } from "../components/FormStatus";
 import { SaveBar } from "../components/SaveBar";
-import {
-  type RuleRow,
-  SHIPPING_INTENT,
-  ShippingRules,
-  shippingSaved,
-} from "../shipping/ui/ShippingRules";
-import { Toast } from "../components/Toast";
-import { useDraft } from "../components/useDraft";
+import { SHIPPING_INTENT, ShippingRules } from "../shipping/ui/ShippingRules";
 import { ConnectionCard, WebhookCard } from "../svc-account/ui/AccountCards";
-import { FX_INTENT, FxRatesForm, fxSaved } from "../fx/ui/FxRatesForm";
-import {
-  NOTIFY_INTENT,
-  NotificationsForm,
-  notificationsSaved,
-} from "../notify/ui/NotificationsForm";
-import { ORDERS_INTENT, OrdersForm, ordersSaved } from "../fulfilment/ui/OrdersForm";
-import { PRICING_INTENT, PricingForm, pricingSaved } from "../catalog/ui/PricingForm";
-import {
-  PARTS,
-  type PageResult,
-  type PartIntent,
-  isSaveAll,
-  refusalOf,
-} from "../settings-forms/ui/parts";
+import { FX_INTENT, FxRatesForm } from "../fx/ui/FxRatesForm";
+import { NOTIFY_INTENT, NotificationsForm } from "../notify/ui/NotificationsForm";
+import { ORDERS_INTENT, OrdersForm } from "../fulfilment/ui/OrdersForm";
+import { PRICING_INTENT, PricingForm } from "../catalog/ui/PricingForm";
+import { type PageResult, type PartIntent, isSaveAll, refusalOf } from "../settings-forms/ui/parts";
+import { useSaveAll, useSettingsDrafts } from "../settings-forms/ui/useSaveAll";
+import { SaveAllOutcome } from "../settings-forms/ui/SaveAllOutcome";
 import { prisma } from "../db.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
@@ -47,85 +37,18 @@ export const action = async ({ request }: ActionFunctionArgs) => {
   return settingsAction(prisma, shop, form, { sandbox });
 };
 
-const titleOf = (intent: string) => PARTS.find((p) => p.intent === intent)?.title ?? intent;
-
 export default function Settings() {
   const data = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>() as PageResult;
-  const navigation = useNavigation();
-  const submit = useSubmit();
-  const busy = navigation.state !== "idle";
   useEffect(() => {
     // The service's authorization page lives outside the admin: open it at the top level.
     if (result?.ok && !isSaveAll(result) && result.redirectTo)
       window.open(result.redirectTo, "_top");
   }, [result]);
-
-  // Each form's values as the merchant edits them: kept through every reload of the page (a
-  // refresh, another form's post) while they differ from what is saved.
-  const drafts = {
-    [ORDERS_INTENT]: useDraft(ordersSaved(data.settings)),
-    [SHIPPING_INTENT]: useDraft(shippingSaved(data.settings.shippingRules as RuleRow[])),
-    [FX_INTENT]: useDraft(fxSaved(data.settings)),
-    [PRICING_INTENT]: useDraft(pricingSaved(data.settings)),
-    [NOTIFY_INTENT]: useDraft(notificationsSaved(data.settings)),
-  } satisfies Record<PartIntent, unknown>;
-  const changed = PARTS.filter((p) => drafts[p.intent].dirty);
-
-  // One save at a time: a second click before the page is idle again is dropped.
-  const inFlight = useRef(false);
-  // What each form held when it was sent: a form changed again since keeps the new input.
-  const posted = useRef<Record<string, string>>({});
-  useEffect(() => {
-    if (navigation.state === "idle") inFlight.current = false;
-  }, [navigation.state]);
-  const save = () => {
-    if (inFlight.current || busy || changed.length === 0) return;
-    const post = new FormData();
-    post.set("intent", "save-all");
-    for (const p of changed) {
-      const form = document.querySelector<HTMLFormElement>(
-        `form[data-settings-part="${p.intent}"]`,
-      );
-      if (!form) continue;
-      const fields = new URLSearchParams();
-      for (const [k, v] of new FormData(form)) if (typeof v === "string") fields.append(k, v);
-      post.append("part", fields.toString());
-    }
-    inFlight.current = true;
-    posted.current = Object.fromEntries(
-      changed.map((p) => [p.intent, JSON.stringify(drafts[p.intent].values)]),
-    );
-    submit(post, { method: "post" });
-  };
-  const discard = () => {
-    for (const p of PARTS) drafts[p.intent].reset();
-  };
-
-  const resetOf = useRef(drafts);
-  resetOf.current = drafts;
-  // The router hands the action's result over before the page's data has reloaded: a save's
-  // outcome is applied once the page is idle again, with the saved values loaded.
-  const handled = useRef<PageResult>(undefined);
-  useEffect(() => {
-    if (navigation.state !== "idle" || handled.current === result) return;
-    handled.current = result;
-    if (!isSaveAll(result)) return;
-    // Saved forms now show what was saved; the first refused field gets the focus.
-    for (const r of result.results) {
-      const draft = resetOf.current[r.intent as PartIntent];
-      if (r.ok && draft && JSON.stringify(draft.values) === posted.current[r.intent]) draft.reset();
-    }
-    const refused = result.results.find((r) => !r.ok);
-    if (!refused) return;
-    const card = document.querySelector<HTMLElement>(`[data-settings-card="${refused.intent}"]`);
-    const field = card?.querySelector<HTMLElement>('[aria-invalid="true"]');
-    (field ?? card)?.scrollIntoView({ block: "center" });
-    field?.focus({ preventScroll: true });
-  }, [result, navigation.state]);
+  const drafts = useSettingsDrafts(data);
+  const { changed, busy, save, discard } = useSaveAll(drafts, result);
 
   const other: ActionData = isSaveAll(result) ? undefined : (result as ActionData);
-  const refused = isSaveAll(result) ? result.results.filter((r) => !r.ok) : [];
   const part = (intent: PartIntent) => ({
     data,
     refusal: refusalOf(result, intent),
@@ -142,28 +65,7 @@ export default function Settings() {
       />
       <Page title="Settings">
         <Layout>
-          {isSaveAll(result) && result.message ? (
-            <Toast message={result.message} token={result} />
-          ) : null}
-          {refused.length > 0 || other?.intent === "save-all" ? (
-            <Layout.Section>
-              <FormStatus data={other} intent="save-all" />
-              {refused.length > 0 ? (
-                <Banner
-                  tone="critical"
-                  title={`Not saved: ${refused.map((r) => titleOf(r.intent)).join(", ")}`}
-                >
-                  <List>
-                    {refused.map((r) => (
-                      <List.Item key={r.intent}>
-                        {`${titleOf(r.intent)}: ${r.ok ? "" : (Object.values(r.errors)[0] ?? "")} What you typed is kept: correct it and save again.`}
-                      </List.Item>
-                    ))}
-                  </List>
-                </Banner>
-              ) : null}
-            </Layout.Section>
-          ) : null}
+          <SaveAllOutcome result={result} other={other} />
           <Layout.AnnotatedSection
             title="Service account"
             description="Connect the fulfilment service account that places and pays your orders."

@@ -3,13 +3,13 @@
  * supplier's cost, what happens when the cost moves, and whose stock the shop shows.
  */
 import { Checkbox, FormLayout, Select, TextField } from "@shopify/polaris";
-import { PartForm } from "../../settings-forms/ui/PartForm";
+import { PartForm } from "../../components/PartForm";
 import {
   type PartProps,
-  type SettingsData,
+  type SavedSettings,
   asPosted,
   fieldsOf,
-} from "../../settings-forms/ui/parts";
+} from "../../components/part-fields";
 
 export const PRICING_INTENT = "save-pricing";
 
@@ -27,7 +27,7 @@ export const PRICING_KEYS = [
 
 type Values = Record<(typeof PRICING_KEYS)[number], string>;
 
-export function pricingSaved(settings: SettingsData["settings"]): Values {
+export function pricingSaved(settings: SavedSettings): Values {
   const all = asPosted(settings);
   return Object.fromEntries(PRICING_KEYS.map((k) => [k, all[k] ?? ""])) as Values;
 }

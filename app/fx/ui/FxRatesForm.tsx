@@ -1,14 +1,14 @@
 /** The "Exchange rates" form of the settings page: the merchant's own rates, one a line. */
 import { TextField } from "@shopify/polaris";
 import { fieldError } from "../../components/FormStatus";
-import { PartForm } from "../../settings-forms/ui/PartForm";
-import type { PartProps, SettingsData } from "../../settings-forms/ui/parts";
+import { PartForm } from "../../components/PartForm";
+import type { PartProps, SavedSettings } from "../../components/part-fields";
 
 export const FX_INTENT = "save-fx";
 
 type Values = { fxRates: string };
 
-export function fxSaved(settings: SettingsData["settings"]): Values {
+export function fxSaved(settings: SavedSettings): Values {
   const rates = settings.fxRates as Record<string, string>;
   return {
     fxRates: Object.entries(rates)

@@ -15,13 +15,13 @@ import {
 } from "@shopify/polaris";
 import { type ActionData, FormStatus } from "../../components/FormStatus";
 import { formatDateTime } from "../../components/format";
-import { PartForm } from "../../settings-forms/ui/PartForm";
+import { PartForm } from "../../components/PartForm";
 import {
   type PartProps,
-  type SettingsData,
+  type SavedSettings,
   asPosted,
   fieldsOf,
-} from "../../settings-forms/ui/parts";
+} from "../../components/part-fields";
 
 export const NOTIFY_INTENT = "save-notifications";
 
@@ -43,9 +43,51 @@ export const NOTIFY_KEYS = [
 
 type Values = Record<(typeof NOTIFY_KEYS)[number], string>;
 
-export function notificationsSaved(settings: SettingsData["settings"]): Values {
+export function notificationsSaved(settings: SavedSettings): Values {
   const all = asPosted(settings);
   return Object.fromEntries(NOTIFY_KEYS.map((k) => [k, all[k] ?? ""])) as Values;
+}
+
+/** What the form reads of the page: the saved addresses, whether mail is set up, the last email. */
+export interface NotificationsData {
+  settings: SavedSettings;
+  notifications: {
+    /** SMTP_URL is set: emails can go out. */
+    mailConfigured: boolean;
+    lastDigest: {
+      at: string;
+      sent: boolean;
+      subject: string;
+      notices: number;
+      error: string | null;
+    } | null;
+  };
+}
+
+/** The test email: its own button and post (it saves nothing), and what the last email was. */
+function TestEmailForm({ data, testEmail }: { data: NotificationsData; testEmail: ActionData }) {
+  const busy = useNavigation().state !== "idle";
+  const { lastDigest } = data.notifications;
+  return (
+    <Form method="post">
+      <input type="hidden" name="intent" value="test-email" />
+      <BlockStack gap="200">
+        <FormStatus data={testEmail} intent="test-email" />
+        <InlineStack gap="300" blockAlign="center">
+          <Button submit disabled={busy || !data.settings.notifyEmails}>
+            Send a test email
+          </Button>
+          <Text as="span" tone="subdued">
+            {lastDigest
+              ? lastDigest.sent
+                ? `Last email ${formatDateTime(lastDigest.at)}: ${lastDigest.subject}`
+                : `Last email not sent yet (${lastDigest.notices} notices)${lastDigest.error ? `: ${lastDigest.error}` : ""}`
+              : "No email sent yet."}
+          </Text>
+        </InlineStack>
+      </BlockStack>
+    </Form>
+  );
 }
 
 export function NotificationsForm({
@@ -54,11 +96,10 @@ export function NotificationsForm({
   refusal,
   onSave,
   testEmail,
-}: PartProps<Values> & { testEmail: ActionData }) {
+}: PartProps<Values, NotificationsData> & { testEmail: ActionData }) {
   const s = draft.values;
   const { set, err, text, check } = fieldsOf(draft, refusal, NOTIFY_INTENT);
-  const busy = useNavigation().state !== "idle";
-  const { mailConfigured, lastDigest } = data.notifications;
+  const { mailConfigured } = data.notifications;
   return (
     <PartForm
       intent={NOTIFY_INTENT}
@@ -72,28 +113,7 @@ export function NotificationsForm({
           ))}
         </>
       }
-      after={
-        <>
-          <Form method="post">
-            <input type="hidden" name="intent" value="test-email" />
-            <BlockStack gap="200">
-              <FormStatus data={testEmail} intent="test-email" />
-              <InlineStack gap="300" blockAlign="center">
-                <Button submit disabled={busy || !data.settings.notifyEmails}>
-                  Send a test email
-                </Button>
-                <Text as="span" tone="subdued">
-                  {lastDigest
-                    ? lastDigest.sent
-                      ? `Last email ${formatDateTime(lastDigest.at)}: ${lastDigest.subject}`
-                      : `Last email not sent yet (${lastDigest.notices} notices)${lastDigest.error ? `: ${lastDigest.error}` : ""}`
-                    : "No email sent yet."}
-                </Text>
-              </InlineStack>
-            </BlockStack>
-          </Form>
-        </>
-      }
+      after={<TestEmailForm data={data} testEmail={testEmail} />}
     >
       {mailConfigured ? null : (
         <Banner tone="warning">

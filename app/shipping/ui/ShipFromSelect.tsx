@@ -4,10 +4,11 @@
  * when the list cannot be read, the saved value is the only choice and the field says why.
  */
 import { Select } from "@shopify/polaris";
-import type { SettingsData } from "../../settings-forms/ui/parts";
+import type { SerializeFrom } from "@remix-run/node";
+import type { WarehouseList } from "../warehouses.server";
 
 export function ShipFromSelect(p: {
-  list: SettingsData["warehouses"];
+  list: SerializeFrom<WarehouseList>;
   saved: string;
   value: string;
   onChange: (v: string) => void;

@@ -1,5 +1,6 @@
 /**
- * The frame every saved form of the settings page shares: a card marked as being edited while
+ * The frame every saved form of the settings page shares (its field helpers are
+ * ./part-fields.ts): a card marked as being edited while
  * its draft differs from what is saved (self-refreshing leaves it alone), a form the page's save
  * bar reads by its intent (Enter in a field saves through the bar, never alone), the form's
  * refusal at its top, and, below the form, whatever else the card holds.
@@ -7,8 +8,8 @@
 import { Form } from "@remix-run/react";
 import { BlockStack, Card, FormLayout } from "@shopify/polaris";
 import type { ReactNode } from "react";
-import { type ActionData, FormStatus } from "../../components/FormStatus";
-import { editingProps } from "../../components/useAutoRefresh";
+import { type ActionData, FormStatus } from "./FormStatus";
+import { editingProps } from "./useAutoRefresh";
 
 export function PartForm(p: {
   intent: string;
