@@ -10,7 +10,7 @@
  * the same product instead of making a second one, and connecting is an upsert on both sides.
  */
 import type { PrismaClient } from "@prisma/client";
-import { connectVariants } from "../connections/connections.server";
+import { connectVariants } from "../orders/product-links.server";
 import { usdRate } from "../fx/rates.server";
 import { getSettings } from "../settings.server";
 import type { ProductSetInput, ShopGateway } from "../shop/index.server";

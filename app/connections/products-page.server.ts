@@ -9,7 +9,7 @@ import { z } from "zod";
 import { bulkConnectStatus } from "./bulk-connect.server";
 import type { ShopGateway } from "../shop/index.server";
 import { accountOf } from "../svc-account/account.server";
-import { numericId } from "./connections.server";
+import { numericId } from "../orders/product-links.server";
 import { getSettings } from "../settings.server";
 import { stockCountries } from "../catalog/facts.server";
 import { syncChangeNames } from "../catalog/sync-log.server";

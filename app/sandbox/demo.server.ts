@@ -9,7 +9,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
-import { numericId } from "../connections/connections.server";
+import { numericId } from "../orders/product-links.server";
 import { sandboxEnabled } from "./auth.server";
 
 export class SandboxDemoError extends Error {}
