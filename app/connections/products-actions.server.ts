@@ -5,7 +5,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { startImport } from "../catalog/import-connections.server";
+import { startImport } from "../svc-account/import-connections.server";
 import { startBulkConnect } from "./bulk-connect.server";
 import { SvcError, type SvcClient } from "../svc/index.server";
 import { accountOf, clientForShop, describeSvcError } from "../svc-account/account.server";
