@@ -37,7 +37,7 @@ const fresh = await benchSchema("bench_cat");
 const { startHarness, prisma } = await import("../test/fulfilment/harness");
 const { startServiceSim } = await import("../test/sim/service/index");
 const { closeDatabase } = await import("../app/db.server");
-const { CATALOG_JOB } = await import("../app/catalog/jobs.server");
+const { CATALOG_JOB } = await import("../app/catalog/job-kinds");
 const { enqueue } = await import("../app/jobs/queue.server");
 
 try {

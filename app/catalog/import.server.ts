@@ -10,7 +10,7 @@
  * the same product instead of making a second one, and connecting is an upsert on both sides.
  */
 import type { PrismaClient } from "@prisma/client";
-import { connectVariants } from "../connections/connections.server";
+import { connectVariants } from "../orders/product-links.server";
 import { usdRate } from "../fx/rates.server";
 import { getSettings } from "../settings.server";
 import type { ProductSetInput, ShopGateway } from "../shop/index.server";
@@ -114,23 +114,9 @@ export async function importProduct(opts: {
     where: { shopDomain: shop, svcProductId: detail.pid ?? opts.pid, imported: true },
   });
   const stockNow = Boolean(basics.locationId) && before === 0;
-  const { names, valuesOf } = optionsOf(detail);
-  const values = names.map(() => [] as string[]);
-  const seen = new Set<string>();
-  const planned = variants.flatMap((v) => {
-    const vals = valuesOf(v);
-    const key = vals.join("\u0000");
-    if (seen.has(key)) return []; // two catalog variants with the same options: the first
-    seen.add(key);
-    vals.forEach((x, i) => {
-      if (!values[i]!.includes(x)) values[i]!.push(x);
-    });
-    // A variant the service gives no cost for cannot be priced: it is left out, never sold at 0.
-    if (v.variantSellPrice == null) return [];
-    const cost = String(v.variantSellPrice);
-    const priced = priceFor(cost, settings, rate.usdPerUnit);
-    return [{ v, vals, cost, priced }];
-  });
+  const { names, values, planned } = planVariants(detail, variants, (cost) =>
+    priceFor(cost, settings, rate.usdPerUnit),
+  );
   if (planned.length === 0)
     throw new ImportRefusedError("The service gives no cost for this product's variants");
   const input: ProductSetInput = {
@@ -154,8 +140,74 @@ export async function importProduct(opts: {
   };
   const made = await gateway.setProduct(input);
   const productNumeric = made.productId.replace(/^.*\//, "");
+  const connected = await connectImported(opts, detail.pid ?? opts.pid, made, planned, {
+    productNumeric,
+    stockNow,
+    countries,
+    now,
+  });
+  try {
+    await client.catalog.addToMyProduct(detail.pid ?? opts.pid);
+  } catch (error) {
+    // 1600000 here: already in My Products (the contract's only stated move).
+    if (!(error instanceof SvcBusyError)) throw error;
+  }
+  return {
+    shopifyProductId: productNumeric,
+    title,
+    variants: made.variants.length,
+    connected,
+  };
+}
 
-  // Connect every variant at once, by SKU (productSet keeps the SKUs it was given).
+type CatalogVariant = ProductDetail["variants"][number];
+interface PlannedVariant {
+  v: CatalogVariant;
+  vals: string[];
+  cost: string;
+  priced: ReturnType<typeof priceFor>;
+}
+
+/**
+ * The product's options with the values its variants use, and the variants to make: one per
+ * set of option values (the first of two alike), each priced from its cost. A variant the
+ * service gives no cost for cannot be priced: it is left out, never sold at 0.
+ */
+function planVariants(
+  detail: ProductDetail,
+  variants: CatalogVariant[],
+  price: (cost: string) => ReturnType<typeof priceFor>,
+): { names: string[]; values: string[][]; planned: PlannedVariant[] } {
+  const { names, valuesOf } = optionsOf(detail);
+  const values = names.map(() => [] as string[]);
+  const seen = new Set<string>();
+  const planned = variants.flatMap((v) => {
+    const vals = valuesOf(v);
+    const key = vals.join("\u0000");
+    if (seen.has(key)) return []; // two catalog variants with the same options: the first
+    seen.add(key);
+    vals.forEach((x, i) => {
+      if (!values[i]!.includes(x)) values[i]!.push(x);
+    });
+    if (v.variantSellPrice == null) return [];
+    const cost = String(v.variantSellPrice);
+    return [{ v, vals, cost, priced: price(cost) }];
+  });
+  return { names, values, planned };
+}
+
+/**
+ * Connects every variant made at once, by SKU (productSet keeps the SKUs it was given), and
+ * marks the rows imported with their price, cost and the stock set. Returns how many.
+ */
+async function connectImported(
+  opts: { db: PrismaClient; client: SvcClient; shop: string },
+  pid: string,
+  made: Awaited<ReturnType<ShopGateway["setProduct"]>>,
+  planned: PlannedVariant[],
+  rows: { productNumeric: string; stockNow: boolean; countries: string[]; now: () => number },
+): Promise<number> {
+  const { db, client, shop } = opts;
   const bySku = new Map(planned.map((p) => [p.v.variantSku!, p]));
   const toConnect = made.variants.flatMap((sv) => {
     const p = sv.sku ? bySku.get(sv.sku) : undefined;
@@ -165,9 +217,9 @@ export async function importProduct(opts: {
     db,
     client,
     shop,
-    detail.pid ?? opts.pid,
+    pid,
     toConnect.map(({ sv, p }) => ({
-      shopifyProductId: productNumeric,
+      shopifyProductId: rows.productNumeric,
       shopifyVariantId: sv.id.replace(/^.*\//, ""),
       sku: sv.sku,
       svcVid: p.v.vid!,
@@ -185,25 +237,14 @@ export async function importProduct(opts: {
         data: {
           imported: true,
           inventoryItemId: sv.inventoryItemId,
-          ...(stockNow ? { stockSet: stockIn(stockOf(p.v), countries) } : {}),
+          ...(rows.stockNow ? { stockSet: stockIn(stockOf(p.v), rows.countries) } : {}),
           pricedFromUsd: p.cost,
           shopPrice: p.priced.price,
           flag: null,
-          syncedAt: new Date(now()),
+          syncedAt: new Date(rows.now()),
         },
       }),
     ),
   );
-  try {
-    await client.catalog.addToMyProduct(detail.pid ?? opts.pid);
-  } catch (error) {
-    // 1600000 here: already in My Products (the contract's only stated move).
-    if (!(error instanceof SvcBusyError)) throw error;
-  }
-  return {
-    shopifyProductId: productNumeric,
-    title,
-    variants: made.variants.length,
-    connected: toConnect.length,
-  };
+  return toConnect.length;
 }

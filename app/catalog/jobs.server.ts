@@ -1,7 +1,6 @@
 /**
  * The catalog's jobs (issue 16):
- * - `catalog.import`: one catalog product into the shop (import.server.ts), progress and outcome
- *   on its CatalogImport row;
+ * - `catalog.import`: one catalog product into the shop (import-job.server.ts);
  * - the service's PRODUCT / VARIANT / STOCK events (one job per shop of the account): the named
  *   products are read again and the shop's variants of them brought in step (sync.server.ts);
  * - `catalog.fullSync` every 6 hours → `catalog.syncShop` per shop with connections: every
@@ -9,65 +8,20 @@
  *   then the whole shop in step. A lost event is caught here.
  */
 import type { PrismaClient } from "@prisma/client";
-import type { FulfilmentDeps } from "../orders/deps.server";
 import { enqueue, startForShop } from "../jobs/queue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { PermanentJobError } from "../jobs/handler";
 import { loadEvent } from "../events/store.server";
-import { SvcNotFoundError, SvcParamError } from "../svc/index.server";
-import { ShopUserError } from "../shop/index.server";
 import { accountOf } from "../svc-account/account.server";
 import { catalogIdsFromParams, refreshFacts } from "./facts.server";
-import { ImportRefusedError, importProduct } from "./import.server";
+import { importJob } from "./import-job.server";
+import { CATALOG_JOB, type GetDeps } from "./job-kinds";
 import { syncShop } from "./sync.server";
-
-export const CATALOG_JOB = {
-  import: "catalog.import",
-  syncShop: "catalog.syncShop",
-  fullSync: "catalog.fullSync",
-} as const;
 
 const FULL_SYNC_EVERY_MS = 6 * 3600_000;
 /** Facts read this recently (by another shop of the account, say) are not read again. */
 const FACTS_FRESH_MS = 10 * 60_000;
 const PID_PAGE = 500;
-/** An import row not moved for this long is taken for dead (a retry updates it sooner). */
-const STALE_IMPORT_MS = 30 * 60_000;
-
-/** Starts an import of a catalog product unless the same one is waiting or running. */
-export async function startCatalogImport(
-  db: PrismaClient,
-  shop: string,
-  pid: string,
-  /** The product's name as the merchant saw it, shown until the job reads the service's own. */
-  title?: string | null,
-) {
-  // One at a time per product; a row untouched for half an hour (its job died) does not block.
-  const current = await db.catalogImport.findFirst({
-    where: {
-      shopDomain: shop,
-      pid,
-      status: { in: ["queued", "running"] },
-      updatedAt: { gt: new Date(Date.now() - STALE_IMPORT_MS) },
-    },
-  });
-  if (current) return { ...current, started: false };
-  return db.$transaction(async (tx) => {
-    const shown = title?.trim().slice(0, 255);
-    const row = await tx.catalogImport.create({
-      data: { shopDomain: shop, pid, ...(shown ? { title: shown } : {}) },
-    });
-    await enqueue(tx, {
-      kind: CATALOG_JOB.import,
-      payload: { importId: row.id },
-      idempotencyKey: `catalog-import:${row.id}`,
-      concurrencyKey: `${CATALOG_JOB.import}:${shop}`,
-      shopDomain: shop,
-      maxAttempts: 5,
-    });
-    return { ...row, started: true };
-  });
-}
 
 /** Distinct catalog products the shop is connected to (first suppliers and backups), paged. */
 async function* connectedPids(db: PrismaClient, shop: string): AsyncGenerator<string[]> {
@@ -85,23 +39,6 @@ async function* connectedPids(db: PrismaClient, shop: string): AsyncGenerator<st
     after = rows[rows.length - 1]!.pid;
   }
 }
-
-/** What the merchant reads of a failed import, and whether trying again can help. */
-function importErrorText(error: unknown): { text: string; permanent: boolean } {
-  if (error instanceof ImportRefusedError) return { text: error.message, permanent: true };
-  if (error instanceof SvcNotFoundError)
-    return { text: "The catalog product is gone (removed at the service)", permanent: true };
-  if (error instanceof SvcParamError)
-    return { text: "The catalog product was not found at the service", permanent: true };
-  if (error instanceof ShopUserError)
-    return { text: `Shopify refused the product: ${error.message}`, permanent: true };
-  return {
-    text: "The service or Shopify did not answer; the import tries again by itself",
-    permanent: false,
-  };
-}
-
-type GetDeps = (ctx: JobContext) => FulfilmentDeps | Promise<FulfilmentDeps>;
 
 /** A service catalog event (PRODUCT, VARIANT, STOCK): the named products' facts and the shops' stock and prices. */
 export const catalogEvent =
@@ -186,66 +123,6 @@ const refreshThenSync = async (
   });
   return { facts, ...result };
 };
-
-const importJob =
-  (getDeps: GetDeps): JobHandler =>
-  async (ctx) => {
-    const importId = (ctx.payload as { importId?: unknown } | null)?.importId;
-    if (typeof importId !== "string") throw new PermanentJobError("Job payload has no importId");
-    const row = await ctx.prisma.catalogImport.findUnique({ where: { id: importId } });
-    if (!row) return { skipped: "import gone" };
-    if (row.status === "done") return { skipped: "already done" };
-    const account = await accountOf(ctx.prisma, row.shopDomain);
-    const fail = async (message: string) => {
-      await ctx.prisma.catalogImport.update({
-        where: { id: row.id },
-        data: { status: "failed", error: message.slice(0, 500) },
-      });
-      return { failed: message };
-    };
-    if (!account) return fail("Connect a service account first");
-    await ctx.prisma.catalogImport.update({
-      where: { id: row.id },
-      data: { status: "running", error: null },
-    });
-    const deps = await getDeps(ctx);
-    try {
-      const outcome = await importProduct({
-        db: ctx.prisma,
-        client: await deps.svcFor(account.id),
-        gateway: await deps.shopFor(row.shopDomain),
-        shop: row.shopDomain,
-        pid: row.pid,
-        now: () => deps.clock.now(),
-        fxRatesUrl: deps.options?.fxRatesUrl,
-        onProgress: async (p) => {
-          await ctx.prisma.catalogImport.update({
-            where: { id: row.id },
-            data: { title: p.title, variants: p.variants },
-          });
-        },
-      });
-      await ctx.prisma.catalogImport.update({
-        where: { id: row.id },
-        data: {
-          status: "done",
-          shopifyProductId: outcome.shopifyProductId,
-          variants: outcome.variants,
-          error: null,
-        },
-      });
-      return { ...outcome };
-    } catch (error) {
-      const last = ctx.job.attempts >= ctx.job.maxAttempts;
-      const said = importErrorText(error);
-      if (said.permanent || last) return fail(said.text);
-      await ctx.prisma.catalogImport.update({
-        where: { id: row.id },
-        data: { status: "queued", error: `Will try again: ${said.text}`.slice(0, 500) },
-      });
-      throw error;
-    }
-  };
 
 /** Every 6 hours: one full pass per shop with connections. */
 const fullSyncJob: JobHandler = async (ctx) => {

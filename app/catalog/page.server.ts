@@ -5,7 +5,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { startCatalogImport } from "./jobs.server";
+import { startCatalogImport } from "./import-job.server";
 import {
   type CategoryTree,
   SvcBusyError,

@@ -1,85 +1,22 @@
 /**
- * Product connections: a shop variant bound to a catalog variant, both at the service
- * (connections create / delete) and in the ProductConnection table the order pipeline reads.
- *
- * Ids: ProductConnection keeps Shopify's numeric product and variant ids (the REST webhook
- * payloads and the service's store-flow fields carry those); the service gets the same.
+ * Product connections as the Products page makes and undoes them: one variant connected by its
+ * catalog variant's id, a connection removed, and every variant of the shop matched by SKU (the
+ * link itself, at the service and in the ProductConnection table, is
+ * app/orders/product-links.server.ts).
  */
-import type { Prisma, PrismaClient } from "@prisma/client";
-import { recheckHeld } from "../orders/recheck.server";
-import { getSettings } from "../settings.server";
-import { legacyId, type ShopGateway } from "../shop/index.server";
+import type { PrismaClient } from "@prisma/client";
+import {
+  type VariantToConnect,
+  connectVariants,
+  shopifyNumericId,
+} from "../orders/product-links.server";
+import type { ShopGateway } from "../shop/index.server";
 import {
   SvcNotFoundError,
   type ProductDetail,
   type SvcClient,
   SvcParamError,
 } from "../svc/index.server";
-
-/** The connection's logistics when the shop has not chosen one (the contract requires a value). */
-export const DEFAULT_CONNECTION_LOGISTICS = "SvcPacket Ordinary";
-/** The connection's default area (the contract requires an int; its meaning is not shown). */
-export const DEFAULT_AREA = 1;
-
-export const numericId = (id: string) => (/^\d+$/.test(id) ? id : legacyId(id));
-
-export interface VariantToConnect {
-  shopifyProductId: string;
-  shopifyVariantId: string;
-  sku?: string | null;
-  svcVid: string;
-}
-
-/**
- * Connects variants of ONE shop product to variants of ONE catalog product: one service call,
- * then the rows (the service's create is an upsert, so a retry after a crash is harmless).
- */
-export async function connectVariants(
-  db: PrismaClient,
-  client: SvcClient,
-  shop: string,
-  svcProductId: string,
-  variants: VariantToConnect[],
-): Promise<number> {
-  if (variants.length === 0) return 0;
-  const settings = await getSettings(db, shop);
-  const platformProductId = numericId(variants[0]!.shopifyProductId);
-  await client.connections.create({
-    defaultArea: DEFAULT_AREA,
-    logistics: settings.logisticName || DEFAULT_CONNECTION_LOGISTICS,
-    svcProductId,
-    platformProductId,
-    sourceCountryCode: settings.fromCountryCode,
-    variantList: variants.map((v) => ({
-      svcVariantId: v.svcVid,
-      platformVariantId: numericId(v.shopifyVariantId),
-    })),
-  });
-  const ops: Prisma.PrismaPromise<unknown>[] = variants.map((v) => {
-    const data = {
-      shopifyProductId: platformProductId,
-      sku: v.sku || null,
-      svcProductId,
-      svcVid: v.svcVid,
-      // The service's connection now points at svcVid (a backup's route is undone).
-      routedVid: null,
-    };
-    return db.productConnection.upsert({
-      where: {
-        shopDomain_shopifyVariantId: {
-          shopDomain: shop,
-          shopifyVariantId: numericId(v.shopifyVariantId),
-        },
-      },
-      create: { shopDomain: shop, shopifyVariantId: numericId(v.shopifyVariantId), ...data },
-      update: data,
-    });
-  });
-  await db.$transaction(ops);
-  // Orders held for unmatched lines go on at once (the place step checks every line again).
-  await recheckHeld(db, shop, ["unconnected_lines"], `matched:${Date.now()}:${platformProductId}`);
-  return variants.length;
-}
 
 /** Connects one shop variant to a catalog variant, looking the catalog product up by vid. */
 export async function connectOne(
@@ -104,7 +41,7 @@ export async function disconnectVariant(
     where: {
       shopDomain_shopifyVariantId: {
         shopDomain: shop,
-        shopifyVariantId: numericId(shopifyVariantId),
+        shopifyVariantId: shopifyNumericId(shopifyVariantId),
       },
     },
   });
@@ -165,7 +102,7 @@ export async function autoMatchBySku(opts: {
   signal?: AbortSignal;
   pageSize?: number;
 }): Promise<MatchProgress> {
-  const { db, shop, gateway, client } = opts;
+  const { gateway } = opts;
   const p = emptyProgress();
   // The gateway's largest product page (ListProducts stays under Shopify's cost limit).
   const pageSize = opts.pageSize ?? 20;
@@ -179,8 +116,36 @@ export async function autoMatchBySku(opts: {
   p.phase = "matching";
   await opts.report(p);
 
-  const bySku = new Map<string, { pid: string; vid: string } | null>();
-  const lookup = async (sku: string) => {
+  const run: MatchRun = { ...opts, p, lookup: catalogBySku(opts.client) };
+  for (let after: string | null = null; ; ) {
+    if (opts.signal?.aborted) throw new Error("stopped");
+    const page = await gateway.listProducts({ first: pageSize, after });
+    for (const product of page.items) {
+      await matchProduct(run, product);
+      await opts.report(p);
+    }
+    if (!page.hasNextPage) break;
+    after = page.endCursor;
+  }
+  p.phase = "done";
+  return p;
+}
+
+type CatalogHit = { pid: string; vid: string };
+type ShopProduct = Awaited<ReturnType<ShopGateway["listProducts"]>>["items"][number];
+interface MatchRun {
+  db: PrismaClient;
+  shop: string;
+  gateway: ShopGateway;
+  client: SvcClient;
+  p: MatchProgress;
+  lookup: (sku: string) => Promise<CatalogHit | null>;
+}
+
+/** The catalog variant of a SKU, each catalog product read once for all of its variants. */
+function catalogBySku(client: SvcClient) {
+  const bySku = new Map<string, CatalogHit | null>();
+  return async (sku: string): Promise<CatalogHit | null> => {
     if (bySku.has(sku)) return bySku.get(sku) ?? null;
     let detail: ProductDetail | null = null;
     try {
@@ -195,76 +160,84 @@ export async function autoMatchBySku(opts: {
     }
     return bySku.get(sku) ?? null;
   };
+}
 
-  for (let after: string | null = null; ; ) {
-    if (opts.signal?.aborted) throw new Error("stopped");
-    const page = await gateway.listProducts({ first: pageSize, after });
-    for (const product of page.items) {
-      const variants = [...product.variants];
-      for (let more = product.moreVariantsAfter; more; ) {
-        const next = await gateway.listProductVariants(product.id, { after: more });
-        variants.push(...next.items);
-        more = next.hasNextPage ? next.endCursor : null;
-      }
-      const existing = new Set(
-        (
-          await db.productConnection.findMany({
-            where: { shopDomain: shop, shopifyProductId: numericId(product.id) },
-            select: { shopifyVariantId: true },
-          })
-        ).map((r) => r.shopifyVariantId),
-      );
-      const groups = new Map<string, VariantToConnect[]>();
-      for (const v of variants) {
-        if (existing.has(numericId(v.id))) {
-          p.alreadyConnected++;
-          p.processed++;
-          continue;
-        }
-        if (!v.sku) {
-          p.noSku++;
-          p.processed++;
-          continue;
-        }
-        let hit: { pid: string; vid: string } | null;
-        try {
-          hit = await lookup(v.sku);
-        } catch (error) {
-          p.failed++;
-          p.processed++;
-          note(p, `${v.sku}: ${error instanceof Error ? error.message : String(error)}`);
-          continue;
-        }
-        if (!hit) {
-          p.noMatch++;
-          p.processed++;
-          continue;
-        }
-        const list = groups.get(hit.pid) ?? [];
-        list.push({
-          shopifyProductId: product.id,
-          shopifyVariantId: v.id,
-          sku: v.sku,
-          svcVid: hit.vid,
-        });
-        groups.set(hit.pid, list);
-      }
-      for (const [pid, list] of groups) {
-        try {
-          p.connected += await connectVariants(db, client, shop, pid, list);
-        } catch (error) {
-          p.failed += list.length;
-          note(p, `${product.title}: ${error instanceof Error ? error.message : String(error)}`);
-        }
-        p.processed += list.length;
-      }
-      await opts.report(p);
-    }
-    if (!page.hasNextPage) break;
-    after = page.endCursor;
+/** One shop product: its unconnected variants matched by SKU, connected per catalog product. */
+async function matchProduct(run: MatchRun, product: ShopProduct): Promise<void> {
+  const { db, shop, gateway, client, p } = run;
+  const variants = [...product.variants];
+  for (let more = product.moreVariantsAfter; more; ) {
+    const next = await gateway.listProductVariants(product.id, { after: more });
+    variants.push(...next.items);
+    more = next.hasNextPage ? next.endCursor : null;
   }
-  p.phase = "done";
-  return p;
+  const existing = new Set(
+    (
+      await db.productConnection.findMany({
+        where: { shopDomain: shop, shopifyProductId: shopifyNumericId(product.id) },
+        select: { shopifyVariantId: true },
+      })
+    ).map((r) => r.shopifyVariantId),
+  );
+  const groups = new Map<string, VariantToConnect[]>();
+  for (const v of variants) {
+    const hit = await matchVariant(run, v, existing);
+    if (!hit) continue;
+    const list = groups.get(hit.pid) ?? [];
+    list.push({
+      shopifyProductId: product.id,
+      shopifyVariantId: v.id,
+      sku: v.sku,
+      svcVid: hit.vid,
+    });
+    groups.set(hit.pid, list);
+  }
+  for (const [pid, list] of groups) {
+    try {
+      p.connected += await connectVariants(db, client, shop, pid, list);
+    } catch (error) {
+      p.failed += list.length;
+      note(p, `${product.title}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    p.processed += list.length;
+  }
+}
+
+/**
+ * The catalog variant a shop variant is to be connected to, or null when it is connected
+ * already, has no SKU, matches nothing or its lookup failed (each counted as processed).
+ */
+async function matchVariant(
+  run: MatchRun,
+  v: ShopProduct["variants"][number],
+  existing: Set<string>,
+): Promise<CatalogHit | null> {
+  const { p } = run;
+  if (existing.has(shopifyNumericId(v.id))) {
+    p.alreadyConnected++;
+    p.processed++;
+    return null;
+  }
+  if (!v.sku) {
+    p.noSku++;
+    p.processed++;
+    return null;
+  }
+  let hit: CatalogHit | null;
+  try {
+    hit = await run.lookup(v.sku);
+  } catch (error) {
+    p.failed++;
+    p.processed++;
+    note(p, `${v.sku}: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+  if (!hit) {
+    p.noMatch++;
+    p.processed++;
+    return null;
+  }
+  return hit;
 }
 
 async function variantCount(

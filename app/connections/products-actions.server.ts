@@ -5,11 +5,12 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { startImport } from "../catalog/import-connections.server";
+import { startImport } from "../svc-account/import-connections.server";
 import { startBulkConnect } from "./bulk-connect.server";
 import { SvcError, type SvcClient } from "../svc/index.server";
 import { accountOf, clientForShop, describeSvcError } from "../svc-account/account.server";
-import { connectOne, connectVariants, disconnectVariant } from "./connections.server";
+import { connectOne, disconnectVariant } from "./connections.server";
+import { connectVariants } from "../orders/product-links.server";
 import { startShopSync } from "../catalog/jobs.server";
 import { refreshFacts } from "../catalog/facts.server";
 import { type FieldErrors, type IntentResult, parseForm } from "../page-kit/forms.server";

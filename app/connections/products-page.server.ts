@@ -9,7 +9,7 @@ import { z } from "zod";
 import { bulkConnectStatus } from "./bulk-connect.server";
 import type { ShopGateway } from "../shop/index.server";
 import { accountOf } from "../svc-account/account.server";
-import { numericId } from "./connections.server";
+import { shopifyNumericId } from "../orders/product-links.server";
 import { getSettings } from "../settings.server";
 import { stockCountries } from "../catalog/facts.server";
 import { syncChangeNames } from "../catalog/sync-log.server";
@@ -65,7 +65,7 @@ export async function productsPageData(
   const margin = marginFilter(parsed.margin);
   const q = { ...parsed, margin: margin.value };
   const page = await gateway.listProducts({ first: 20, after: q.after ?? null, query: q.q });
-  const variantIds = page.items.flatMap((p) => p.variants.map((v) => numericId(v.id)));
+  const variantIds = page.items.flatMap((p) => p.variants.map((v) => shopifyNumericId(v.id)));
   const rows = await db.productConnection.findMany({
     where: { shopDomain: shop, shopifyVariantId: { in: variantIds } },
   });
@@ -76,16 +76,16 @@ export async function productsPageData(
   const show = q.show ?? "all";
   const products = page.items
     .map((p) => ({
-      id: numericId(p.id),
+      id: shopifyNumericId(p.id),
       title: p.title,
       imageUrl: p.imageUrl,
       moreVariants: Boolean(p.moreVariantsAfter),
       variants: p.variants
         .map((v) => {
-          const c = byVariant.get(numericId(v.id));
+          const c = byVariant.get(shopifyNumericId(v.id));
           const f = c ? (facts.get(c.shopifyVariantId) ?? null) : null;
           return {
-            id: numericId(v.id),
+            id: shopifyNumericId(v.id),
             title: v.title,
             sku: v.sku,
             price: v.price,

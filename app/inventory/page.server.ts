@@ -4,7 +4,16 @@
  * warehouse the settings name (warehouse/detail). Nothing is stored: each view is one or two
  * calls, paged as the service pages.
  */
+import type { PrismaClient } from "@prisma/client";
 import type { SvcClient } from "../svc/client.server";
+import { describeSvcError, isOutage } from "../svc-account/account.server";
+import {
+  PageDeadlineError,
+  deadlineText,
+  pageClientForShop,
+  withinPageDeadline,
+} from "../page-kit/page-reads.server";
+import { getSettings } from "../settings.server";
 
 export const INVENTORY_TABS = ["products", "stock", "records"] as const;
 export type InventoryTab = (typeof INVENTORY_TABS)[number];
@@ -175,4 +184,40 @@ export async function inventoryView(client: SvcClient, q: InventoryQuery) {
   if (q.tab === "stock") return { tab: "stock" as const, ...(await stockTab(client, q)) };
   if (q.tab === "records") return { tab: "records" as const, ...(await recordsTab(client, q)) };
   return { tab: "products" as const, ...(await productsTab(client, q)) };
+}
+
+/**
+ * The page's data: the view the address asks for and the settings' warehouse, read together
+ * within the page's deadline; with no account, or when the service fails, a sentence instead.
+ */
+export async function inventoryPageData(db: PrismaClient, shop: string, search: URLSearchParams) {
+  const query = inventoryQuery(search);
+  const client = await pageClientForShop(db, shop);
+  if (!client)
+    return {
+      query,
+      view: null,
+      warehouse: null,
+      error: "Connect a service account first (Settings).",
+    };
+  const { storageId } = await getSettings(db, shop);
+  try {
+    // Both reads together, bounded: a slow service never holds the page.
+    const [view, warehouse] = await withinPageDeadline(
+      Promise.all([
+        inventoryView(client, query),
+        namedWarehouse(client, storageId).catch(() => null),
+      ]),
+      "The service's warehouses",
+    );
+    return { query, view, warehouse, error: null };
+  } catch (error) {
+    const text =
+      error instanceof PageDeadlineError
+        ? deadlineText(error)
+        : isOutage(error)
+          ? "The service is not answering now. Nothing is lost: try again in a few minutes."
+          : describeSvcError(error);
+    return { query, view: null, warehouse: null, error: text };
+  }
 }

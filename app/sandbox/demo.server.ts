@@ -9,7 +9,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { config } from "../config.server";
-import { numericId } from "../connections/connections.server";
+import { shopifyNumericId } from "../orders/product-links.server";
 import { sandboxEnabled } from "./auth.server";
 
 export class SandboxDemoError extends Error {}
@@ -51,7 +51,7 @@ export async function placeTestOrder(db: PrismaClient, shop: string): Promise<st
       })
     ).map((c) => c.shopifyVariantId),
   );
-  const pool = variants.filter((v) => connected.has(numericId(v.id)));
+  const pool = variants.filter((v) => connected.has(shopifyNumericId(v.id)));
   const from = pool.length > 0 ? pool : variants;
   if (from.length === 0) throw new SandboxDemoError("The demo shop has no products");
   const seq = (await db.shopOrder.count({ where: { shopDomain: shop } })) + 1;

@@ -8,7 +8,7 @@
  * says so (webhookProblem) with its Register button.
  */
 import type { PrismaClient } from "@prisma/client";
-import { startImport } from "../catalog/import-connections.server";
+import { startImport } from "./import-connections.server";
 import { recheckHeld } from "../orders/recheck.server";
 import { logger } from "../logger.server";
 import { svcClientForAccount } from "../svc/client.server";

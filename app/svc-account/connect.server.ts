@@ -25,7 +25,7 @@ import {
   SvcValidationError,
 } from "../svc/errors";
 import { TOKEN_REQUEST_INTERVAL_MS } from "../svc/tokens.server";
-import { startImport } from "../catalog/import-connections.server";
+import { startImport } from "./import-connections.server";
 import { recheckHeld } from "../orders/recheck.server";
 import { followAccount } from "./follow.server";
 

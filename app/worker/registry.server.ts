@@ -9,7 +9,7 @@ import { archiveHandlers, archiveRecurringJobs } from "../archive/jobs.server";
 import {
   importConnectionsHandlers,
   importConnectionsRecurringJobs,
-} from "../catalog/import-connections.server";
+} from "../svc-account/import-connections.server";
 import { catalogHandlers, catalogRecurringJobs } from "../catalog/jobs.server";
 import { BULK_CONNECT_JOB, bulkConnectHandler } from "../connections/bulk-connect.server";
 import { disputeHandlers, disputeRecurringJobs } from "../disputes/jobs.server";

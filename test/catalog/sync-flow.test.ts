@@ -7,7 +7,8 @@
  * out-of-stock first supplier sends the line to the second.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CATALOG_JOB, startCatalogImport } from "../../app/catalog/jobs.server";
+import { startCatalogImport } from "../../app/catalog/import-job.server";
+import { CATALOG_JOB } from "../../app/catalog/job-kinds";
 import { enqueue } from "../../app/jobs/queue.server";
 import { updateSettings } from "../../app/settings.server";
 import { THREE_OPTION_SKU } from "../sim/service/catalog";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { balanceOf } from "../../app/svc-account/account.server";
-import { connectVariants } from "../../app/connections/connections.server";
+import { connectVariants } from "../../app/orders/product-links.server";
 import { settingsAction } from "../../app/settings-forms/page.server";
 import { updateSettings } from "../../app/settings.server";
 import { connectApiKey } from "../../app/svc-account/connect.server";

@@ -4,7 +4,6 @@
  */
 import { Form, useNavigation, useSearchParams } from "@remix-run/react";
 import {
-  Badge,
   Banner,
   BlockStack,
   Button,
@@ -18,7 +17,7 @@ import {
 } from "@shopify/polaris";
 import { useState } from "react";
 import { useSubmitOnce } from "../../components/SubmitOnce";
-import { pairByOptions } from "../../catalog/option-key";
+import { PickerVariants, type SetParam } from "./PickerVariants";
 import type { Picker, PickVariant } from "./types";
 
 /** The address parameters of an open picker. */
@@ -112,116 +111,6 @@ export function PickerCard({
         )}
       </BlockStack>
     </Card>
-  );
-}
-
-type SetParam = (k: string, v: string | null) => void;
-
-/** A catalog product's variants: connect one (or all, paired by options), or add a backup. */
-function PickerVariants({
-  picker,
-  variant,
-  backup,
-  busy,
-  once,
-  set,
-}: {
-  picker: Picker;
-  variant: PickVariant | undefined;
-  backup: boolean;
-  busy: boolean;
-  once: ReturnType<typeof useSubmitOnce>;
-  set: SetParam;
-}) {
-  // Every unconnected variant of the shop product, paired with a catalog variant by options.
-  const pairs =
-    picker.pid && variant && !backup
-      ? pairByOptions(
-          variant.product.variants.filter((x) => !x.connection),
-          picker.variants,
-        ).filter((p) => p.catalog)
-      : [];
-  return (
-    <BlockStack gap="200">
-      <InlineStack>
-        <Button variant="plain" onClick={() => set("pid", null)}>
-          ‹ Back to the results
-        </Button>
-      </InlineStack>
-      {pairs.length > 1 ? (
-        <Form method="post" onSubmit={once.onSubmit}>
-          <input type="hidden" name="intent" value="connect-all" />
-          <input type="hidden" name="formKey" value={once.key} />
-          <input type="hidden" name="productId" value={variant?.product.id ?? ""} />
-          <input type="hidden" name="pid" value={picker.pid ?? ""} />
-          <input
-            type="hidden"
-            name="pairs"
-            value={pairs
-              .map((p) => `${p.shop.id}\t${p.catalog!.vid}\t${p.shop.sku ?? ""}`)
-              .join("\n")}
-          />
-          <Banner tone="info">
-            <InlineStack align="space-between" blockAlign="center" gap="200">
-              <Text as="p">
-                {pairs.length} variants of this product match catalog variants by their options.
-              </Text>
-              <Button submit variant="primary" disabled={busy}>
-                {`Connect all ${pairs.length}`}
-              </Button>
-            </InlineStack>
-          </Banner>
-        </Form>
-      ) : null}
-      {picker.variants.map((cv) => {
-        const connectedHere = variant?.connection?.svcVid === cv.vid;
-        const takenHere = connectedHere || (!backup && Boolean(variant?.connection));
-        return (
-          <InlineStack key={cv.vid} gap="300" blockAlign="center">
-            {cv.image ? <Thumbnail source={cv.image} alt="" size="small" /> : null}
-            <BlockStack gap="050">
-              <Text as="span">{cv.name}</Text>
-              <Text as="span" tone="subdued" variant="bodySm">
-                {cv.sku} · ${cv.price} · {cv.stock} in stock
-              </Text>
-            </BlockStack>
-            <Form method="post" onSubmit={once.onSubmit}>
-              <input type="hidden" name="formKey" value={once.key} />
-              {backup ? (
-                <>
-                  <input type="hidden" name="intent" value="add-backup" />
-                  <input type="hidden" name="variantId" value={picker.variantId} />
-                  <input type="hidden" name="pid" value={picker.pid ?? ""} />
-                  <input type="hidden" name="vid" value={cv.vid} />
-                  {connectedHere ? (
-                    <Badge tone="success">Connected</Badge>
-                  ) : (
-                    <Button submit size="slim" disabled={busy || !variant}>
-                      Add as backup
-                    </Button>
-                  )}
-                </>
-              ) : (
-                <>
-                  <input type="hidden" name="intent" value="connect" />
-                  <input type="hidden" name="productId" value={variant?.product.id ?? ""} />
-                  <input type="hidden" name="variantId" value={picker.variantId} />
-                  <input type="hidden" name="sku" value={variant?.sku ?? ""} />
-                  <input type="hidden" name="vid" value={cv.vid} />
-                  {connectedHere ? (
-                    <Badge tone="success">Connected</Badge>
-                  ) : (
-                    <Button submit size="slim" disabled={busy || !variant || takenHere}>
-                      Connect
-                    </Button>
-                  )}
-                </>
-              )}
-            </Form>
-          </InlineStack>
-        );
-      })}
-    </BlockStack>
   );
 }
 

@@ -6,7 +6,7 @@
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import { routeLines } from "../../catalog/suppliers.server";
-import { DEFAULT_CONNECTION_LOGISTICS } from "../../connections/connections.server";
+import { DEFAULT_CONNECTION_LOGISTICS } from "../../orders/product-links.server";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { addTimeline, errorFields } from "../../orders/timeline.server";
 import type { ShopSettings } from "../../settings.server";

@@ -5,7 +5,7 @@
  * console points elsewhere is updated; one whose ids are not Shopify's numeric ids is skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startImport } from "../../app/catalog/import-connections.server";
+import { startImport } from "../../app/svc-account/import-connections.server";
 import { type Harness, opCalls, prisma, startHarness } from "../fulfilment/harness";
 
 let h: Harness;
