@@ -49,9 +49,7 @@ export async function writeFulfilment(
   const trackNumber = tracking.number;
   const orderGid = parseOrderGid(order.shopifyOrderId);
   const shopOrder = await gateway.getFulfillmentState(orderGid);
-  const existing = shopOrder?.fulfillments.filter(
-    (f) => f.status !== "CANCELLED" && f.tracking.some((t) => t.number === trackNumber),
-  );
+  const existing = shopOrder && writtenBefore(shopOrder.fulfillments, trackNumber);
   let ids: ShopifyFulfillmentGid[] = [];
   let how = `written to the shop${w.notifyCustomer ? ", customer notified" : ""}`;
   let toWrite = lines;
@@ -98,9 +96,19 @@ export async function writeFulfilment(
   return written;
 }
 
+/** The shop's fulfilments (not cancelled) that carry this tracking number. */
+export function writtenBefore(
+  fulfillments: ShopFulfilments["fulfillments"],
+  trackNumber: string,
+): ShopFulfilments["fulfillments"] {
+  return fulfillments.filter(
+    (f) => f.status !== "CANCELLED" && f.tracking.some((t) => t.number === trackNumber),
+  );
+}
+
 /** What the shop's fulfilments with this tracking number lack of the parcel's lines. */
-async function stillToWrite(
-  gateway: Gateway,
+export async function stillToWrite(
+  gateway: Pick<Gateway, "getFulfillmentLines">,
   existing: ShopFulfilments["fulfillments"],
   lines: WriteLine[],
 ): Promise<WriteLine[]> {
