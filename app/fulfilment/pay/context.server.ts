@@ -1,18 +1,13 @@
 /**
  * What every step of a payment run shares: the run's context (account, client, settings, the
- * balance as this run knows it, the tally), the batch states with a step each, the lists of
- * service statuses, and the two small reads and writes of a batch the steps use.
+ * balance as this run knows it, the tally), the batch states with a step each, and the two
+ * small reads and writes of a batch the steps use (the service's statuses: svc/order-statuses.ts).
  */
 import type { PaymentBatch, Prisma, ShopOrder } from "@prisma/client";
 import type { Db } from "../../jobs/queue.server";
 import type { SvcClient } from "../../svc/client.server";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import type { ShopSettings } from "../../settings.server";
-
-/** Service statuses of an order not paid yet. */
-export const UNPAID_STATUSES = ["CREATED", "IN_CART", "UNPAID"];
-/** Service statuses of an order that is paid. */
-export const PAID_AT_SERVICE = ["UNSHIPPED", "PENDING", "PROCESSING", "SHIPPED", "DELIVERED"];
 
 /** The states of a batch still running, each with its step; "paid" and "failed" end a batch. */
 export const BATCH_STATES = [

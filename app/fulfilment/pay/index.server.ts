@@ -22,7 +22,7 @@ import { BATCH_STATES, PAYABLE, type PayRunResult, type RunCtx } from "./context
 import { holdLabelMode, holdShort } from "./hold.server";
 import { runBatch } from "./run.server";
 
-export { PAID_AT_SERVICE, type PayRunResult } from "./context.server";
+export type { PayRunResult } from "./context.server";
 
 /** A partial batch waits for creates in flight at most this long after its oldest order. */
 export const PAY_DEFER_MAX_MS = 60_000;

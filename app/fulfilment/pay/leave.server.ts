@@ -6,7 +6,8 @@
  */
 import { transition } from "../../orders/transition.server";
 import { errorFields } from "../../orders/timeline.server";
-import { PAID_AT_SERVICE, type RunCtx } from "./context.server";
+import { PAID_AT_SERVICE } from "../../svc/order-statuses";
+import type { RunCtx } from "./context.server";
 
 /** Orders leave the batch (intercepted, refused): FAILED with the service's reason. */
 export async function dropFromBatch(

@@ -9,14 +9,8 @@ import { scheduleSandboxTrack } from "../../orders/schedule.server";
 import { errorFields } from "../../orders/timeline.server";
 import { transition } from "../../orders/transition.server";
 import { fetchBalance } from "./balance.server";
-import {
-  UNPAID_STATUSES,
-  idsOf,
-  setBatch,
-  type BatchRun,
-  type RunCtx,
-  type Step,
-} from "./context.server";
+import { UNPAID_STATUSES } from "../../svc/order-statuses";
+import { idsOf, setBatch, type BatchRun, type RunCtx, type Step } from "./context.server";
 import { holdBatchShort } from "./hold.server";
 
 /** paying: a previous attempt's outcome is unknown; the orders' pay state is checked first. */

@@ -11,7 +11,7 @@ import { countUnheard, type GapCandidate, noteWebhookGaps } from "../../svc-acco
 import { toMoney } from "../../svc/decimal";
 import type { OrderRecord } from "../../svc/order-shapes";
 import { FINISHED_FLAGS } from "../after-payment.server";
-import { PAID_AT_SERVICE } from "../pay/index.server";
+import { PAID_AT_SERVICE } from "../../svc/order-statuses";
 import { hasNews, setServiceOrderId } from "../track/index.server";
 import type { Pass, PassCtx } from "./context.server";
 
