@@ -6,7 +6,11 @@
  * without repeating an order.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bulkOrdersHandler, latestBulkRun, startBulkRun } from "../../app/workqueue/bulk-orders.server";
+import {
+  bulkOrdersHandler,
+  latestBulkRun,
+  startBulkRun,
+} from "../../app/workqueue/bulk-orders.server";
 import { listOrders, marginUsd } from "../../app/workqueue/orders.server";
 import { fits, fittingActions } from "../../app/workqueue/order-fit";
 import { orderFacts } from "../../app/orders/facts";

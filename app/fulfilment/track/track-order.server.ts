@@ -26,7 +26,6 @@ export interface TrackResult {
   state?: string;
 }
 
-
 /** Fetches the order's service orders (unless given, fresh) and writes what changed to the shop. */
 export async function trackOrder(
   deps: FulfilmentDeps,
