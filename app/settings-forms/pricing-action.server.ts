@@ -3,6 +3,7 @@
  * sync (catalog/pricing.ts, catalog/sync.server.ts), settings fields validated by the settings
  * schema. Its form is app/catalog/ui/PricingForm.tsx.
  */
+import { PRICING_KEYS } from "../catalog/pricing-fields";
 import type { ShopSettings } from "../settings.server";
 import {
   saveFields,
@@ -11,17 +12,7 @@ import {
 } from "../page-kit/settings-action.server";
 
 /** The pricing rule and the stock and price sync (catalog/pricing.ts, catalog/sync.server.ts). */
-const PRICING_FIELDS = [
-  "priceRule",
-  "priceValue",
-  "priceRounding",
-  "compareAtPct",
-  "repriceOnCostChange",
-  "repriceThresholdPct",
-  "stockSync",
-  "stockCountries",
-  "mainMarket",
-] as const satisfies readonly (keyof ShopSettings)[];
+const PRICING_FIELDS = PRICING_KEYS satisfies readonly (keyof ShopSettings)[];
 
 const pricingForm = settingsFields(PRICING_FIELDS).superRefine((s, ctx) => {
   if (s.priceRule === "multiplier" && (Number(s.priceValue) < 1 || Number(s.priceValue) > 100))

@@ -10,20 +10,11 @@ import {
   asPosted,
   fieldsOf,
 } from "../../components/part-fields";
+import { PRICING_KEYS } from "../pricing-fields";
 
 export const PRICING_INTENT = "save-pricing";
 
-export const PRICING_KEYS = [
-  "priceRule",
-  "priceValue",
-  "priceRounding",
-  "compareAtPct",
-  "repriceOnCostChange",
-  "repriceThresholdPct",
-  "stockSync",
-  "stockCountries",
-  "mainMarket",
-] as const;
+export { PRICING_KEYS };
 
 type Values = Record<(typeof PRICING_KEYS)[number], string>;
 
