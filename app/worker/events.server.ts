@@ -20,10 +20,13 @@ import {
 import type { SvcEventType } from "../svc/events";
 import type { ShopifyTopic } from "../webhooks/shopify-topics.server";
 
+type OrderEvents = ReturnType<typeof orderEventHandlers>;
+
 /** The service's event types → their handlers. */
-function svcEventHandlers(getDeps: DepsFactory): Record<SvcEventType, JobHandler> {
-  const orders = orderEventHandlers(getDeps);
-  const catalog = catalogEvent(getDeps);
+function svcEventHandlers(
+  orders: OrderEvents,
+  catalog: JobHandler,
+): Record<SvcEventType, JobHandler> {
   return {
     ORDER: orders.service,
     ORDERSPLIT: orders.service,
@@ -35,8 +38,7 @@ function svcEventHandlers(getDeps: DepsFactory): Record<SvcEventType, JobHandler
 }
 
 /** Shopify's topics → their handlers. */
-function shopifyTopicHandlers(getDeps: DepsFactory): Record<ShopifyTopic, JobHandler> {
-  const orders = orderEventHandlers(getDeps);
+function shopifyTopicHandlers(orders: OrderEvents): Record<ShopifyTopic, JobHandler> {
   return {
     "orders/create": orders.received,
     "orders/paid": orders.received,
@@ -56,8 +58,9 @@ function shopifyTopicHandlers(getDeps: DepsFactory): Record<ShopifyTopic, JobHan
 export function eventHandlers(getDeps: DepsFactory): Record<string, JobHandler> {
   const byKind = (source: "svc" | "shopify", table: Record<string, JobHandler>) =>
     Object.fromEntries(Object.entries(table).map(([t, h]) => [jobKindFor(source, t), h]));
+  const orders = orderEventHandlers(getDeps);
   return {
-    ...byKind("svc", svcEventHandlers(getDeps)),
-    ...byKind("shopify", shopifyTopicHandlers(getDeps)),
+    ...byKind("svc", svcEventHandlers(orders, catalogEvent(getDeps))),
+    ...byKind("shopify", shopifyTopicHandlers(orders)),
   };
 }
