@@ -18,12 +18,16 @@ import { CheckNow } from "../disputes/ui/DisputeFields";
 import { MessagesCard } from "../disputes/ui/DisputeMessages";
 import { ReplyCard } from "../disputes/ui/DisputeReply";
 import { CancelCard, ItemsCard, SummaryCard } from "../disputes/ui/DisputeSummary";
+import { shopTimeZone } from "../orders/shop-zone.server";
 
 export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  const dispute = await disputeDetail(prisma, shop, params.id ?? "");
+  const [dispute, timeZone] = await Promise.all([
+    disputeDetail(prisma, shop, params.id ?? ""),
+    shopTimeZone(prisma, shop),
+  ]);
   if (!dispute) throw new Response("Dispute not found", { status: 404 });
-  return { dispute };
+  return { dispute, timeZone };
 };
 
 export const action = async ({ request, params }: ActionFunctionArgs) => {
@@ -56,7 +60,7 @@ export const action = async ({ request, params }: ActionFunctionArgs) => {
 };
 
 export default function DisputePage() {
-  const { dispute: d } = useLoaderData<typeof loader>();
+  const { dispute: d, timeZone } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>() as ActionData;
   const title = d.svcDisputeId ? `Dispute ${d.svcDisputeId}` : "Dispute (being sent)";
   return (
@@ -76,13 +80,13 @@ export default function DisputePage() {
         <Layout>
           <Layout.Section>
             <BlockStack gap="400">
-              <MessagesCard messages={d.messages} />
+              <MessagesCard messages={d.messages} timeZone={timeZone} />
               {d.cancelled ? null : <ReplyCard result={result} />}
             </BlockStack>
           </Layout.Section>
           <Layout.Section variant="oneThird">
             <BlockStack gap="400">
-              <SummaryCard d={d} />
+              <SummaryCard d={d} timeZone={timeZone} />
               <ItemsCard lines={d.lines} />
               {d.closed || !d.svcDisputeId ? null : <CancelCard />}
               {d.cancelled ? (

@@ -17,10 +17,15 @@ import { syncDisputes } from "../disputes/sync.server";
 import { CheckNow } from "../disputes/ui/DisputeFields";
 import { DisputeFilters, NoDisputes } from "../disputes/ui/DisputesList";
 import { DisputesTable } from "../disputes/ui/DisputesTable";
+import { shopTimeZone } from "../orders/shop-zone.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  return listDisputes(prisma, shop, new URL(request.url).searchParams);
+  const [list, timeZone] = await Promise.all([
+    listDisputes(prisma, shop, new URL(request.url).searchParams),
+    shopTimeZone(prisma, shop),
+  ]);
+  return { ...list, timeZone };
 };
 
 /** Check now: the last 90 days read from the service at once (the schedule does it every 10 minutes). */
@@ -77,7 +82,7 @@ export default function Disputes() {
           {data.disputes.length === 0 ? (
             <NoDisputes searched={Boolean(data.filter.q)} />
           ) : (
-            <DisputesTable disputes={data.disputes} />
+            <DisputesTable disputes={data.disputes} timeZone={data.timeZone} />
           )}
         </Card>
         <ListFooter total={data.total} noun="dispute" page={data.filter.page} pages={data.pages} />

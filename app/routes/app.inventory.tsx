@@ -15,10 +15,15 @@ import { type InventoryTab, inventoryPageData } from "../inventory/page.server";
 import { VariantsSkeleton } from "../inventory/ui/VariantsSkeleton";
 import { ViewBody } from "../inventory/ui/ViewBody";
 import { WarehouseCard } from "../inventory/ui/WarehouseCard";
+import { shopTimeZone } from "../orders/shop-zone.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  return inventoryPageData(prisma, shop, new URL(request.url).searchParams);
+  const [data, timeZone] = await Promise.all([
+    inventoryPageData(prisma, shop, new URL(request.url).searchParams),
+    shopTimeZone(prisma, shop),
+  ]);
+  return { ...data, timeZone };
 };
 
 const TABS: Array<{ id: InventoryTab; label: string }> = [
@@ -33,7 +38,7 @@ const SEARCH_HINT: Record<InventoryTab, string> = {
 };
 
 export default function Inventory() {
-  const { query, view, warehouse, error } = useLoaderData<typeof loader>();
+  const { query, view, warehouse, error, timeZone } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const href = (tab: InventoryTab) => (tab === "products" ? "?" : `?tab=${tab}`);
   // A product being opened (its variants read from the service): its skeleton shows at once.
@@ -72,7 +77,14 @@ export default function Inventory() {
             />
           </Box>
           {opening ? <VariantsSkeleton /> : null}
-          {view ? <ViewBody view={view} withParam={withParam} searched={Boolean(query.q)} /> : null}
+          {view ? (
+            <ViewBody
+              view={view}
+              withParam={withParam}
+              searched={Boolean(query.q)}
+              timeZone={timeZone}
+            />
+          ) : null}
         </Card>
         {view ? (
           <ListFooter

@@ -11,15 +11,20 @@ import { caughtMails, checkNotificationsNow } from "../sandbox/mail.server";
 import { useSubmitOnce } from "../components/SubmitOnce";
 import { useAutoRefresh } from "../components/useAutoRefresh";
 import { Toast } from "../components/Toast";
-import { formatDateTime } from "../components/format";
 import { prisma } from "../db.server";
+import { shopTimeZone } from "../orders/shop-zone.server";
+import { shopDateTime } from "../orders/shop-time";
 import { emailList, getSettings } from "../settings.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   if (!sandboxEnabled()) throw new Response("Not found", { status: 404 });
   const { shop } = await requireAdmin(request);
-  const settings = await getSettings(prisma, shop);
-  return { mails: await caughtMails(), addresses: emailList(settings.notifyEmails) };
+  const [settings, mails, timeZone] = await Promise.all([
+    getSettings(prisma, shop),
+    caughtMails(),
+    shopTimeZone(prisma, shop),
+  ]);
+  return { mails, addresses: emailList(settings.notifyEmails), timeZone };
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -36,7 +41,7 @@ export const action = async ({ request }: ActionFunctionArgs) => {
 };
 
 export default function SandboxMail() {
-  const { mails, addresses } = useLoaderData<typeof loader>();
+  const { mails, addresses, timeZone } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const nav = useNavigation();
   const busy = nav.state !== "idle";
@@ -97,7 +102,7 @@ export default function SandboxMail() {
                     {m.subject}
                   </Text>
                   <Text as="p" tone="subdued">
-                    {`To ${m.to.join(", ")} · from ${m.from} · ${formatDateTime(m.receivedAt)}`}
+                    {`To ${m.to.join(", ")} · from ${m.from} · ${shopDateTime(m.receivedAt, timeZone)}`}
                   </Text>
                   <Box
                     background="bg-surface-secondary"

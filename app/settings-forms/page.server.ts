@@ -7,6 +7,7 @@
 import type { PrismaClient } from "@prisma/client";
 import { listWarehouses, type WarehouseList } from "../shipping/warehouses.server";
 import { deadlineText, PageDeadlineError, withinPageDeadline } from "../page-kit/page-reads.server";
+import { shopTimeZone } from "../orders/shop-zone.server";
 import { getSettings } from "../settings.server";
 import { AccountError, accountStatus, balanceOf } from "../svc-account/account.server";
 import { formObject } from "../page-kit/forms.server";
@@ -28,7 +29,7 @@ import { pricingActions } from "./pricing-action.server";
 export { fail, parseRates, type SettingsActionResult };
 
 export async function settingsPageData(db: PrismaClient, shop: string) {
-  const [settings, account, lastDigest] = await Promise.all([
+  const [settings, account, lastDigest, timeZone] = await Promise.all([
     getSettings(db, shop),
     accountStatus(db, shop),
     db.noticeDigest.findFirst({
@@ -36,6 +37,7 @@ export async function settingsPageData(db: PrismaClient, shop: string) {
       orderBy: { createdAt: "desc" },
       select: { createdAt: true, sentAt: true, subject: true, notices: true, lastError: true },
     }),
+    shopTimeZone(db, shop),
   ]);
   // The page's service reads run together and the page waits for them a few seconds at most:
   // past that it shows what it knows and says what did not answer (a read goes on alone).
@@ -65,6 +67,8 @@ export async function settingsPageData(db: PrismaClient, shop: string) {
     warehouse,
     /** The ship-from choices (the service's global warehouses), or why they are not known. */
     warehouses,
+    /** The shop's time zone, for the page's times (unknown: UTC, and the times say so). */
+    timeZone,
     notifications: {
       /** SMTP_URL is set: emails can go out. */
       mailConfigured: configuredMailer() !== null,

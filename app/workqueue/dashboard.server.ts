@@ -11,7 +11,7 @@ import type { DayBucket } from "../components/OrdersChart";
 import { WEBHOOK_GAP_THRESHOLD } from "../svc-account/kinds";
 import { accountStatus, balanceOf } from "../svc-account/account.server";
 import { marginUsd, PROBLEM_STATES, stateCounts } from "./orders.server";
-import { shopTimeZone } from "./shop-zone.server";
+import { shopTimeZone } from "../orders/shop-zone.server";
 import { flagWords, plainMessage } from "../orders/plain-words";
 
 const DONE = ["PAID", "SHIPPED", "FULFILLED", "DELIVERED"];

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { orderName } from "../orders/shop-time";
 import { safeUrl } from "../page-kit/safe-url";
 import { marginUsd } from "./orders.server";
-import { shopTimeZone } from "./shop-zone.server";
+import { shopTimeZone } from "../orders/shop-zone.server";
 
 /** The order as the order page's cards receive it (the loader's JSON: dates are ISO strings). */
 export type OrderDetail = NonNullable<SerializeFrom<typeof orderDetail>>;

@@ -3,7 +3,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { orderName } from "../orders/shop-time";
 import { STATES, type OrderState, PROBLEM_STATES } from "../orders/states";
-import { shopTimeZone } from "./shop-zone.server";
+import { shopTimeZone } from "../orders/shop-zone.server";
 import { latestBulkRun } from "./bulk-orders.server";
 
 export { STATES, PROBLEM_STATES, type OrderState };

@@ -9,7 +9,7 @@
  * Run with `npm run test:browser` (it builds first). CHROMIUM_PATH overrides /usr/bin/chromium.
  */
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PNG_1PX } from "../helpers/file-server";
 import { SHOTS, type Sandbox, type SandboxInfo, startSandbox } from "./harness";
@@ -63,6 +63,16 @@ async function expectNoSecrets() {
   expect(html).not.toMatch(/webhooks\/svc\/[A-Za-z0-9_-]{16,}/);
 }
 
+/** A time as the merchant reads it: the sandbox shop is in New York ("28 Nov 2026, 09:57 GMT-5"). */
+const SHOP_TIME = /\b\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} GMT-[45]\b/;
+
+/** Every time in `where` is in the shop's zone: at least one shows, none in UTC. */
+async function expectShopTimes(where: Locator) {
+  const text = await where.innerText();
+  expect(text).toMatch(SHOP_TIME);
+  expect(text).not.toMatch(/\bUTC\b/);
+}
+
 beforeAll(async () => {
   sandbox = await startSandbox();
   info = sandbox.info;
@@ -94,6 +104,9 @@ describe("the sandbox in a browser", () => {
     await page.getByText("Connected to the service").waitFor();
     await page.getByText("Registered", { exact: true }).waitFor();
     await page.getByText(/Balance:\s*500(\.00)? USD/).waitFor();
+    // The webhooks' registration and the token's validity, in the shop's time.
+    await expectShopTimes(page.getByText(/^Access token: valid until /));
+    await expectShopTimes(page.getByText(/^on \d/));
     // Disconnect asks first; "Go back" keeps the account.
     await page.getByRole("button", { name: "Disconnect" }).click();
     await page.getByText("Disconnect from the service?").waitFor();
@@ -327,10 +340,13 @@ describe("the sandbox in a browser", () => {
     await page.getByText("1 new message from support").first().waitFor();
     await page.getByRole("link", { name: "Disputes (1)" }).first().waitFor();
     expect(await viewCount("unread")).toBe(1);
+    await expectShopTimes(page.locator("table"));
     await shot("33-disputes-list");
     await page.getByRole("link", { name: `Dispute ${svcId}` }).click();
     await page.getByText("Sorry about that. A refund is on its way.").waitFor();
     await page.getByText("Pending review").first().waitFor();
+    await expectShopTimes(page.getByRole("list", { name: "Messages" }));
+    await expectShopTimes(page.getByText("Opened", { exact: true }).locator(".."));
     await shot("34-dispute-answered");
 
     // Cancel, asking first.
@@ -365,6 +381,7 @@ describe("the sandbox in a browser", () => {
     await shot("41-inventory-stock");
     await page.locator('[data-view="records"]').click();
     await page.getByText("Stock received").first().waitFor();
+    await expectShopTimes(page.getByRole("table"));
     // Search by SKU narrows the records; an unknown SKU says so.
     await page.getByRole("textbox", { name: "Search" }).fill("NO-SUCH-SKU");
     await page.getByRole("button", { name: "Search" }).click();
@@ -597,6 +614,7 @@ describe("the sandbox in a browser", () => {
     expect(mail!.text).toMatch(/- \d+ orders held: .*protected customer data/i);
     await page.locator("[data-mail]").first().waitFor();
     expect(await page.locator("[data-mail]").count()).toBe(1);
+    await expectShopTimes(page.locator("[data-mail]"));
     // Nothing new and the digest's minutes not over: no second email.
     await page.getByRole("button", { name: "Check now" }).click();
     await page

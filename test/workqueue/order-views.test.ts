@@ -11,7 +11,7 @@ import { fittingActions } from "../../app/workqueue/order-fit";
 import { orderAction, runOrderAction } from "../../app/workqueue/order-actions.server";
 import { listOrders } from "../../app/workqueue/orders.server";
 import { orderDetail } from "../../app/workqueue/order-detail.server";
-import { shopTimeZone } from "../../app/workqueue/shop-zone.server";
+import { shopTimeZone } from "../../app/orders/shop-zone.server";
 import { latestBulkRun } from "../../app/workqueue/bulk-orders.server";
 import { flagWords, plainMessage, stepWords } from "../../app/orders/plain-words";
 import { repairCardData } from "../../app/repair/page.server";

@@ -1,6 +1,6 @@
 /** A dispute page's messages card: what the merchant and support wrote, with their files. */
 import { BlockStack, Box, Card, InlineStack, Link as PolarisLink, Text } from "@shopify/polaris";
-import { formatDateTime } from "../../components/format";
+import { shopDateTime } from "../../orders/shop-time";
 import type { DisputeData } from "./types";
 
 type Message = DisputeData["messages"][number];
@@ -36,7 +36,7 @@ function MessageFiles({ m }: { m: Message }) {
 }
 
 /** One message: who wrote it and when (or "sending…"), its text and its files. */
-function MessageItem({ m }: { m: Message }) {
+function MessageItem({ m, timeZone }: { m: Message; timeZone: string | null }) {
   return (
     <li>
       <Box
@@ -50,7 +50,7 @@ function MessageItem({ m }: { m: Message }) {
               {m.fromSupport ? "Support" : "You"}
             </Text>
             <Text as="span" tone="subdued" variant="bodySm">
-              {m.sending ? "sending…" : formatDateTime(m.at)}
+              {m.sending ? "sending…" : shopDateTime(m.at, timeZone)}
             </Text>
           </InlineStack>
           {m.text ? (
@@ -65,8 +65,14 @@ function MessageItem({ m }: { m: Message }) {
   );
 }
 
-/** The dispute's messages, oldest first. */
-export function MessagesCard({ messages }: { messages: Message[] }) {
+/** The dispute's messages, oldest first, each with its time in the shop's zone. */
+export function MessagesCard({
+  messages,
+  timeZone,
+}: {
+  messages: Message[];
+  timeZone: string | null;
+}) {
   return (
     <Card>
       <BlockStack gap="300">
@@ -83,7 +89,7 @@ export function MessagesCard({ messages }: { messages: Message[] }) {
             style={{ listStyle: "none", margin: 0, padding: 0, display: "grid", gap: 12 }}
           >
             {messages.map((m) => (
-              <MessageItem key={m.id} m={m} />
+              <MessageItem key={m.id} m={m} timeZone={timeZone} />
             ))}
           </ol>
         )}

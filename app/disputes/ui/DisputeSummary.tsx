@@ -2,11 +2,14 @@
 import { BlockStack, Card, Link as PolarisLink, Text } from "@shopify/polaris";
 import { ConfirmSubmit } from "../../components/ConfirmSubmit";
 import { Facts } from "../../components/Facts";
-import { formatDateTime } from "../../components/format";
+import { shopDateTime } from "../../orders/shop-time";
 import type { DisputeData } from "./types";
 
-/** The order, the reason, what was asked, the refund and its parts, the reissue, when opened. */
-export function SummaryCard({ d }: { d: DisputeData }) {
+/**
+ * The order, the reason, what was asked, the refund and its parts, the reissue, when opened (in
+ * the shop's zone).
+ */
+export function SummaryCard({ d, timeZone }: { d: DisputeData; timeZone: string | null }) {
   return (
     <Card>
       <BlockStack gap="300">
@@ -30,7 +33,7 @@ export function SummaryCard({ d }: { d: DisputeData }) {
             ...(d.replacementAmount && d.replacementAmount !== "0" && d.replacementAmount !== "0.00"
               ? ([["Reissue value", `${d.replacementAmount} USD`]] as const)
               : []),
-            ["Opened", formatDateTime(d.openedAt)],
+            ["Opened", shopDateTime(d.openedAt, timeZone)],
           ]}
         />
       </BlockStack>

@@ -1,7 +1,7 @@
 /** The disputes list's table: one row a dispute, condensed to a stacked cell on small screens. */
 import { Link } from "@remix-run/react";
 import { Badge, BlockStack, IndexTable, InlineStack, Text, useBreakpoints } from "@shopify/polaris";
-import { formatDateTime } from "../../components/format";
+import { shopDateTime } from "../../orders/shop-time";
 import type { DisputeRow } from "./types";
 
 function StatusBadge({ d }: { d: DisputeRow }) {
@@ -46,7 +46,7 @@ function StackedCell({ d }: { d: DisputeRow }) {
 }
 
 /** A dispute's cells, one a column. */
-function Cells({ d }: { d: DisputeRow }) {
+function Cells({ d, timeZone }: { d: DisputeRow; timeZone: string | null }) {
   return (
     <>
       <IndexTable.Cell>
@@ -69,14 +69,23 @@ function Cells({ d }: { d: DisputeRow }) {
           {usd(d.money)}
         </Text>
       </IndexTable.Cell>
-      <IndexTable.Cell>{formatDateTime(d.openedAt)}</IndexTable.Cell>
-      <IndexTable.Cell>{d.lastMessageAt ? formatDateTime(d.lastMessageAt) : "—"}</IndexTable.Cell>
+      <IndexTable.Cell>{shopDateTime(d.openedAt, timeZone)}</IndexTable.Cell>
+      <IndexTable.Cell>{shopDateTime(d.lastMessageAt, timeZone)}</IndexTable.Cell>
     </>
   );
 }
 
-/** The page's disputes: dispute, order, status, reason, asked, refund, opened, last message. */
-export function DisputesTable({ disputes }: { disputes: DisputeRow[] }) {
+/**
+ * The page's disputes: dispute, order, status, reason, asked, refund, opened, last message (times
+ * in the shop's zone).
+ */
+export function DisputesTable({
+  disputes,
+  timeZone,
+}: {
+  disputes: DisputeRow[];
+  timeZone: string | null;
+}) {
   const { smDown } = useBreakpoints();
   return (
     <IndexTable
@@ -97,7 +106,7 @@ export function DisputesTable({ disputes }: { disputes: DisputeRow[] }) {
     >
       {disputes.map((d, i) => (
         <IndexTable.Row id={d.id} key={d.id} position={i}>
-          {smDown ? <StackedCell d={d} /> : <Cells d={d} />}
+          {smDown ? <StackedCell d={d} /> : <Cells d={d} timeZone={timeZone} />}
         </IndexTable.Row>
       ))}
     </IndexTable>

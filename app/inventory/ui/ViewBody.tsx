@@ -4,7 +4,7 @@
  */
 import { BlockStack, Box, Text } from "@shopify/polaris";
 import { KeyboardDataTable } from "../../components/KeyboardDataTable";
-import { formatDateTime } from "../../components/format";
+import { shopDateTime } from "../../orders/shop-time";
 import { ProductsView } from "./ProductsView";
 import { StockView } from "./StockView";
 import type { InventoryView, WithParam } from "./types";
@@ -13,10 +13,13 @@ export function ViewBody({
   view,
   withParam,
   searched,
+  timeZone,
 }: {
   view: InventoryView;
   withParam: WithParam;
   searched: boolean;
+  /** The shop's zone, for the records' times. */
+  timeZone: string | null;
 }) {
   if (view.tab === "products") {
     if (view.products.length === 0) return <Empty searched={searched} what="products" />;
@@ -27,7 +30,7 @@ export function ViewBody({
     return <StockView view={view} withParam={withParam} />;
   }
   if (view.records.length === 0) return <Empty searched={searched} what="records" />;
-  return <RecordsView view={view} />;
+  return <RecordsView view={view} timeZone={timeZone} />;
 }
 
 function Empty({ searched, what }: { searched: boolean; what: string }) {
@@ -47,7 +50,13 @@ function Empty({ searched, what }: { searched: boolean; what: string }) {
   );
 }
 
-function RecordsView({ view }: { view: Extract<InventoryView, { tab: "records" }> }) {
+function RecordsView({
+  view,
+  timeZone,
+}: {
+  view: Extract<InventoryView, { tab: "records" }>;
+  timeZone: string | null;
+}) {
   return (
     <div style={{ overflowX: "auto" }}>
       <KeyboardDataTable
@@ -55,7 +64,7 @@ function RecordsView({ view }: { view: Extract<InventoryView, { tab: "records" }
         columnContentTypes={["text", "text", "numeric", "text", "text", "numeric"]}
         headings={["When", "What", "Change", "Warehouse", "Order", "Available after"]}
         rows={view.records.map((r) => [
-          formatDateTime(r.at),
+          shopDateTime(r.at, timeZone),
           r.what,
           r.change > 0 ? `+${r.change}` : String(r.change),
           r.warehouse,

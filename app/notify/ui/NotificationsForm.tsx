@@ -14,7 +14,7 @@ import {
   TextField,
 } from "@shopify/polaris";
 import { type ActionData, FormStatus } from "../../components/FormStatus";
-import { formatDateTime } from "../../components/format";
+import { shopDateTime } from "../../orders/shop-time";
 import { PartForm } from "../../components/PartForm";
 import {
   type PartProps,
@@ -62,6 +62,8 @@ export interface NotificationsData {
       error: string | null;
     } | null;
   };
+  /** The shop's time zone, for the last email's time. */
+  timeZone: string | null;
 }
 
 /** The test email: its own button and post (it saves nothing), and what the last email was. */
@@ -80,7 +82,7 @@ function TestEmailForm({ data, testEmail }: { data: NotificationsData; testEmail
           <Text as="span" tone="subdued">
             {lastDigest
               ? lastDigest.sent
-                ? `Last email ${formatDateTime(lastDigest.at)}: ${lastDigest.subject}`
+                ? `Last email ${shopDateTime(lastDigest.at, data.timeZone)}: ${lastDigest.subject}`
                 : `Last email not sent yet (${lastDigest.notices} notices)${lastDigest.error ? `: ${lastDigest.error}` : ""}`
               : "No email sent yet."}
           </Text>

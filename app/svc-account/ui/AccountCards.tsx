@@ -16,7 +16,7 @@ import {
 import { useEffect, useState } from "react";
 import { ConfirmSubmit } from "../../components/ConfirmSubmit";
 import { type ActionData, FormStatus, fieldError } from "../../components/FormStatus";
-import { formatDateTime } from "../../components/format";
+import { shopDateTime } from "../../orders/shop-time";
 import type { SavedSettings } from "../../components/part-fields";
 import type { AccountStatus } from "../account.server";
 
@@ -26,6 +26,8 @@ export interface AccountData {
   /** The service's balance (not connected: null), or why it is not known. */
   balance: { amount: string | null; error: string | null } | null;
   settings: SavedSettings;
+  /** The shop's time zone, for the cards' times. */
+  timeZone: string | null;
 }
 
 function Intent({ value }: { value: string }) {
@@ -42,7 +44,7 @@ export function ConnectionCard({ data, result }: { data: AccountData; result: Ac
         <FormStatus data={result} intent="disconnect" />
         <FormStatus data={result} intent="set-sandbox" />
         {account.connected ? (
-          <ConnectedAccount account={account} balance={balance} />
+          <ConnectedAccount account={account} balance={balance} timeZone={data.timeZone} />
         ) : (
           <ConnectForms account={account} result={result} />
         )}
@@ -66,7 +68,7 @@ export function WebhookCard({ data, result }: { data: AccountData; result: Actio
             <Badge tone="warning">Not registered</Badge>
           )}
           {account.webhookRegisteredAt ? (
-            <Text as="span">on {formatDateTime(account.webhookRegisteredAt)}</Text>
+            <Text as="span">on {shopDateTime(account.webhookRegisteredAt, data.timeZone)}</Text>
           ) : null}
         </InlineStack>
         {account.webhookProblem ? (
@@ -82,7 +84,7 @@ export function WebhookCard({ data, result }: { data: AccountData; result: Actio
         <Text as="p">
           Last event received:{" "}
           {account.lastEventAt
-            ? `${account.lastEventTopic} at ${formatDateTime(account.lastEventAt)}`
+            ? `${account.lastEventTopic} at ${shopDateTime(account.lastEventAt, data.timeZone)}`
             : "none yet"}
         </Text>
         <Form method="post">
@@ -100,9 +102,11 @@ export function WebhookCard({ data, result }: { data: AccountData; result: Actio
 function ConnectedAccount({
   account,
   balance,
+  timeZone,
 }: {
   account: AccountData["account"];
   balance: AccountData["balance"];
+  timeZone: string | null;
 }) {
   return (
     <BlockStack gap="300">
@@ -116,7 +120,7 @@ function ConnectedAccount({
       <Text as="p">
         Access token:{" "}
         {account.tokenValid
-          ? `valid until ${formatDateTime(account.tokenExpiresAt)}`
+          ? `valid until ${shopDateTime(account.tokenExpiresAt, timeZone)}`
           : "none yet (one is requested on the next call)"}
       </Text>
       <Text as="p">

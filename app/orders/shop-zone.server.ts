@@ -1,7 +1,7 @@
 /** The shop's time zone, for the pages that show the shop's time (stored with the shop, read once). */
 import type { PrismaClient } from "@prisma/client";
 import { shopGatewayFor } from "../shop/index.server";
-import { validZone } from "../orders/shop-time";
+import { validZone } from "./shop-time";
 
 /** Shops whose zone could not be read lately (no retry on every page load). */
 const zoneMisses = new Map<string, number>();
