@@ -7,7 +7,8 @@
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { flagWords } from "../orders/plain-words";
-import { orderName } from "../orders/shop-time";
+import { orderName, shopDateTime } from "../orders/shop-time";
+import { storedShopZone } from "../orders/shop-zone.server";
 import type { ShopSettings } from "../settings.server";
 import { warningsOf } from "../workqueue/dashboard.server";
 import { kindsOn } from "./digest.server";
@@ -199,7 +200,7 @@ async function conditionNotices(
         found.push({
           kind,
           key: `outage-over:${was.since.toISOString()}`,
-          text: `The service answers again (it did not from ${was.since.toISOString().slice(0, 16).replace("T", " ")} UTC); waiting orders go on.`,
+          text: `The service answers again (it did not from ${shopDateTime(was.since.toISOString(), await storedShopZone(db, shop))}); waiting orders go on.`,
         });
     }
   }

@@ -10,6 +10,8 @@ import type { Db } from "../jobs/queue.server";
 import { getSettings, labelModeReason } from "../settings.server";
 import { compareMoney, toMoney } from "../svc/decimal";
 import { costGuardReason } from "./cost-guard";
+import { shopDateTime } from "./shop-time";
+import { storedShopZone } from "./shop-zone.server";
 import { addTimeline } from "./timeline.server";
 import { transition } from "./transition.server";
 import type { ReasonCode } from "./states";
@@ -154,7 +156,7 @@ export async function stillHeld(
     case "review_window":
       // Retry does not cut the review window short; Release does.
       return o.placeAfter && o.placeAfter.getTime() > now
-        ? `Still held: the review window ends at ${o.placeAfter.toISOString().slice(0, 16).replace("T", " ")} UTC. Release it to send it now.`
+        ? `Still held: the review window ends at ${shopDateTime(o.placeAfter.toISOString(), await storedShopZone(db, o.shopDomain))}. Release it to send it now.`
         : null;
     case "paused":
       return (await getSettings(db, o.shopDomain)).paused

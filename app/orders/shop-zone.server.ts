@@ -3,6 +3,18 @@ import type { PrismaClient } from "@prisma/client";
 import { shopGatewayFor } from "../shop/index.server";
 import { validZone } from "./shop-time";
 
+/**
+ * The shop's time zone as stored (no call to Shopify), for text written now and read later
+ * (held reasons, emails); null when not known yet (the text then says UTC).
+ */
+export async function storedShopZone(
+  db: Pick<PrismaClient, "shop">,
+  shop: string,
+): Promise<string | null> {
+  const row = await db.shop.findUnique({ where: { domain: shop }, select: { ianaTimezone: true } });
+  return row?.ianaTimezone ?? null;
+}
+
 /** Shops whose zone could not be read lately (no retry on every page load). */
 const zoneMisses = new Map<string, number>();
 const ZONE_RETRY_MS = 10 * 60_000;
@@ -20,8 +32,8 @@ export async function shopTimeZone(
   ask: () => Promise<string> = async () => (await shopGatewayFor(shop)).timeZone(),
   now: number = Date.now(),
 ): Promise<string | null> {
-  const row = await db.shop.findUnique({ where: { domain: shop }, select: { ianaTimezone: true } });
-  if (row?.ianaTimezone) return row.ianaTimezone;
+  const stored = await storedShopZone(db, shop);
+  if (stored) return stored;
   if (now - (zoneMisses.get(shop) ?? -Infinity) < ZONE_RETRY_MS) return null;
   try {
     const zone = await Promise.race([

@@ -332,7 +332,7 @@ describe("detectNotices: the account's conditions", () => {
     expect(over).toEqual({
       kind: "outage",
       key: "outage-over:2026-03-04T05:06:07.000Z",
-      text: "The service answers again (it did not from 2026-03-04 05:06 UTC); waiting orders go on.",
+      text: "The service answers again (it did not from 4 Mar 2026, 05:06 UTC); waiting orders go on.",
       orderId: null,
       digestId: null,
     });

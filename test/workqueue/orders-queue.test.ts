@@ -256,7 +256,7 @@ describe("the orders work queue", () => {
     });
     // Retry says what holds an order still, and does not cut the review window short.
     expect(run!.results.find((r) => r.orderId === waiting.id)?.message).toMatch(
-      /^Still held: the review window ends at .* UTC\. Release it to send it now\.$/,
+      /^Still held: the review window ends at \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} (UTC|GMT[+-]\d+)\. Release it to send it now\.$/,
     );
     expect((await h.row(Number(waiting.shopifyOrderId))).state).toBe("HELD");
     expect(run!.results.filter((r) => r.ok)).toHaveLength(30);
