@@ -14,17 +14,16 @@ import { adoptPaidAtService, dropFromBatch, reasonsById } from "./leave.server";
 export const cartStep: Step = async (ctx, run) => {
   const db = ctx.deps.prisma;
   const { orders } = run;
-  const bySvc = new Map(orders.map((o) => [o.svcOrderId!, o.id]));
   const r = await ctx.client.orders.addCart(svcIdsOf(run));
   const added = new Set(r.addSuccessOrders.map(String));
-  const why = reasonsById(r as Record<string, unknown>);
   const refused = orders.filter((o) => !added.has(o.svcOrderId!));
   const paidElsewhere = await adoptPaidAtService(ctx, refused);
-  const out = refused.filter((o) => !paidElsewhere.has(o.id)).map((o) => o.id);
-  const whyByRow = new Map(
-    [...why].flatMap(([svc, m]) => (bySvc.get(svc) ? [[bySvc.get(svc)!, m]] : [])),
+  await dropFromBatch(
+    ctx,
+    refused.filter((o) => !paidElsewhere.has(o.id)),
+    "Not added to the service cart",
+    reasonsById(r as Record<string, unknown>),
   );
-  await dropFromBatch(ctx, out, "Not added to the service cart", whyByRow);
   run.batch = await setBatch(ctx, run.batch.id, { state: "carted" });
   await addTimelineMany(
     db,
@@ -35,7 +34,6 @@ export const cartStep: Step = async (ctx, run) => {
       message: `Added to the service cart (batch of ${added.size}).`,
     },
   );
-  run.at = "carted";
   return "carted";
 };
 
@@ -60,48 +58,42 @@ export const confirmStep: Step = async (ctx, run) => {
   const r = await ctx.client.orders.addCartConfirm(confirmIds);
   const shipmentOrderId = r.shipmentsId ?? null;
   const why = reasonsById(r as Record<string, unknown>);
-  const intercepted = new Set(why.keys());
   const rows = await batchOrders(db, current.id);
-  const out = rows.filter((o) => intercepted.has(o.svcOrderId!)).map((o) => o.id);
-  const whyByRow = new Map(
-    rows.filter((o) => why.has(o.svcOrderId!)).map((o) => [o.id, why.get(o.svcOrderId!)!]),
-  );
-  await dropFromBatch(ctx, out, "Intercepted by the service at confirmation", whyByRow);
+  const intercepted = rows.filter((o) => why.has(o.svcOrderId!));
+  await dropFromBatch(ctx, intercepted, "Intercepted by the service at confirmation", why);
   if (!shipmentOrderId)
     throw new SvcError({
       operation: "addCartConfirm",
       message: "no shipmentsId in the confirmation",
     });
-  await db.$transaction([
+  // The confirmed orders (the intercepted ones left the batch above) carry the parent's id.
+  [run.batch] = await db.$transaction([
     db.paymentBatch.update({
       where: { id: current.id },
       data: { state: "confirmed", shipmentOrderId },
     }),
     db.shopOrder.updateMany({
-      where: {
-        paymentBatchId: current.id,
-        svcOrderId: { in: confirmIds.filter((id) => !intercepted.has(id)) },
-      },
+      where: { paymentBatchId: current.id, svcOrderId: { in: confirmIds } },
       data: { shipmentOrderId },
     }),
   ]);
-  run.batch = { ...current, state: "confirmed", shipmentOrderId };
-  run.at = "confirmed";
   return "confirmed";
 };
 
 /**
- * confirming: the confirmation's outcome is unknown. Still in the cart → confirm again;
- * confirmed, the shipmentOrderId (only in the lost reply) is unknown: the orders fail for the
- * merchant to pay in the service's console.
+ * confirming: the confirmation's outcome is unknown. Every order still in the cart → confirm
+ * again; some out of it again (CREATED: the cart was emptied) → cart them again first. Confirmed,
+ * the shipmentOrderId (only in the lost reply) is unknown: the orders fail for the merchant to
+ * pay in the service's console.
  */
 export const confirmingStep: Step = async (ctx, run): Promise<Next> => {
   const records = await ctx.client.orders.getOrdersDetail(svcIdsOf(run));
-  const inCart = records.filter((r) => r.orderStatus === "IN_CART" || r.orderStatus === "CREATED");
-  if (inCart.length === records.length && records.length > 0) {
-    run.batch = await setBatch(ctx, run.batch.id, { state: "carted" });
-    run.at = "carted";
-    return "carted";
+  const statuses = new Set(records.map((r) => r.orderStatus));
+  const unconfirmed = [...statuses].every((s) => s === "IN_CART" || s === "CREATED");
+  if (unconfirmed && records.length > 0) {
+    const next = statuses.has("CREATED") ? "open" : "carted";
+    run.batch = await setBatch(ctx, run.batch.id, { state: next });
+    return next;
   }
   const ids = idsOf(run);
   const message =

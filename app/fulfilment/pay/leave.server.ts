@@ -9,18 +9,20 @@ import { errorFields } from "../../orders/timeline.server";
 import { PAID_AT_SERVICE } from "../../svc/order-statuses";
 import type { RunCtx } from "./context.server";
 
-/** Orders leave the batch (intercepted, refused): FAILED with the service's reason. */
+/**
+ * Orders leave the batch (intercepted, refused): FAILED with the service's reason for each (`why`,
+ * by service order id), else the error's.
+ */
 export async function dropFromBatch(
   ctx: RunCtx,
-  ids: string[],
+  rows: Array<{ id: string; svcOrderId: string | null }>,
   reason: string,
   why: Map<string, string>,
   error?: unknown,
 ) {
-  if (ids.length === 0) return;
   const f = error ? errorFields(error) : undefined;
-  for (const id of ids) {
-    const own = why.get(id);
+  for (const { id, svcOrderId } of rows) {
+    const own = why.get(svcOrderId!);
     // Stryker disable next-line StringLiteral: message
     const message = `${reason}${own ? `: ${own}` : f ? `: ${f.message}` : ""}. Correct the cause, then Retry.`;
     await transition(ctx.deps.prisma, id, {
@@ -37,7 +39,7 @@ export async function dropFromBatch(
       },
     });
   }
-  ctx.result.failed += ids.length;
+  ctx.result.failed += rows.length;
 }
 
 /**
@@ -52,7 +54,6 @@ export async function adoptPaidAtService(
   refused: Array<{ id: string; svcOrderId: string | null }>,
 ): Promise<Set<string>> {
   const out = new Set<string>();
-  if (refused.length === 0) return out;
   const db = ctx.deps.prisma;
   const rowBySvc = new Map(refused.map((o) => [o.svcOrderId!, o.id]));
   const records = await ctx.client.orders.getOrdersDetail([...rowBySvc.keys()]);

@@ -18,21 +18,19 @@ export const parentStep: Step = async (ctx, run) => {
   const parent = await ctx.client.orders.saveGenerateParentOrder(current.shipmentOrderId!);
   const payId = parent.payId ?? null;
   const amount = parent.payAmount ?? parent.amount ?? parent.orderMoney ?? null;
-  await db.$transaction([
+  [run.batch] = await db.$transaction([
     db.paymentBatch.update({
       where: { id: current.id },
       data: { state: "parented", payId, amount: amount ? toMoney(amount) : null },
     }),
     db.shopOrder.updateMany({ where: { paymentBatchId: current.id }, data: { payId } }),
   ]);
-  run.batch = { ...current, state: "parented", payId, amount: amount ? toMoney(amount) : null };
   await addTimelineMany(db, idsOf(run), {
     step: "parent",
     outcome: "ok",
     // Stryker disable next-line StringLiteral: message
     message: `Parent order ${parent.parentOrderId ?? parent.parentOrderNumber ?? current.shipmentOrderId} generated${amount ? `: ${toMoney(amount)} USD payable` : ""}.`,
   });
-  run.at = "parented";
   return "parented";
 };
 

@@ -70,7 +70,7 @@ async function failedRound(ctx: RunCtx, run: BatchRun, error: unknown): Promise<
     const paidElsewhere = at === "open" ? await adoptPaidAtService(ctx, orders) : new Set<string>();
     await dropFromBatch(
       ctx,
-      orders.filter((o) => !paidElsewhere.has(o.id)).map((o) => o.id),
+      orders.filter((o) => !paidElsewhere.has(o.id)),
       "Refused by the service",
       new Map(),
       error,
