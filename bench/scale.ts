@@ -17,10 +17,15 @@
  *   its LOGISTIC webhook goes to the real route.
  * - `--chaos`: service faults (5xx, time-outs, 1600200), duplicated webhooks from both sides,
  *   and 3 worker processes killed with SIGKILL (and started again) while orders are paid.
+ * - What an order costs: CPU per process kind, PostgreSQL's transactions, the jobs, and every SQL
+ *   statement the app processes sent (bench/scale-census.mjs, preloaded, counts them by text);
+ *   `--profile FILE` writes that census (text, calls, total time) beside the JSON.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Agent, fetch as undiciFetch } from "undici";
 import { waitForLine } from "../test/helpers/child";
@@ -41,6 +46,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "3931" },
     deadline: { type: "string", default: "30" },
     chaos: { type: "boolean", default: false },
+    profile: { type: "string" },
   },
 });
 const SHOPS = Number(values.shops);
@@ -90,6 +96,49 @@ const log = (msg: string) =>
   console.error(`[scale +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
 const t0 = Date.now();
 const children: ChildProcess[] = [];
+/** Where each app process writes its statement census when it exits. */
+const CENSUS_DIR = mkdtempSync(join(tmpdir(), "scale-census-"));
+
+interface CensusRow {
+  text: string;
+  calls: number;
+  total_ms: number;
+}
+
+/** A statement's kind: BEGIN/COMMIT, or its verb and first table ("SELECT ShopOrder"). */
+function kindOf(text: string): string {
+  const verb = text.split(" ")[0]!.toUpperCase();
+  if (["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"].includes(verb)) return verb;
+  const table = /\b(?:FROM|INTO|UPDATE)\s+(?:"[^"]+"\.)?"([^"]+)"/i.exec(text)?.[1];
+  return `${verb} ${table ?? "(other)"}`;
+}
+
+/** The census of every app process that exited (a SIGKILLed one leaves none), merged by text. */
+function readCensus(): CensusRow[] {
+  const merged = new Map<string, CensusRow>();
+  for (const f of readdirSync(CENSUS_DIR)) {
+    const { statements } = JSON.parse(readFileSync(join(CENSUS_DIR, f), "utf8")) as {
+      statements: CensusRow[];
+    };
+    for (const r of statements) {
+      const m = merged.get(r.text) ?? { text: r.text, calls: 0, total_ms: 0 };
+      m.calls += r.calls;
+      m.total_ms = Math.round((m.total_ms + r.total_ms) * 10) / 10;
+      merged.set(r.text, m);
+    }
+  }
+  return [...merged.values()].sort((a, b) => b.calls - a.calls);
+}
+
+/** Stops the processes (SIGTERM: the app's own shutdown) and waits for each to exit. */
+async function stop(procs: ChildProcess[]) {
+  for (const c of procs) if (c.exitCode === null && c.signalCode === null) c.kill("SIGTERM");
+  await Promise.all(
+    procs.map((c) =>
+      c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => c.once("exit", r)),
+    ),
+  );
+}
 
 /** CPU milliseconds (user + system) and peak RSS (MB) of a live process, from /proc. */
 function usage(pid: number): { cpuMs: number; rssPeakMb: number } {
@@ -234,6 +283,7 @@ try {
     SCALE_SHOP_SIM_URL: simUrls.shop!,
     FX_RATES_URL: "off",
     LOG_LEVEL: "error",
+    SCALE_CENSUS_DIR: CENSUS_DIR,
   };
   const startApp = (file: string): ChildProcess => {
     // SCALE_PROFILE_DIR: each app process writes a V8 CPU profile there when it stops.
@@ -242,7 +292,15 @@ try {
       : [];
     const child = spawn(
       process.execPath,
-      [...NODE_FLAGS, ...profile, "--import", "./bench/scale-route.mjs", file],
+      [
+        ...NODE_FLAGS,
+        ...profile,
+        "--import",
+        "./bench/scale-route.mjs",
+        "--import",
+        "./bench/scale-census.mjs",
+        file,
+      ],
       {
         env: appEnv as NodeJS.ProcessEnv,
         stdio: ["ignore", "ignore", "inherit"],
@@ -414,6 +472,31 @@ try {
   const shopifyFulfilCeiling = (SHOPS * RESTORE) / Math.max(1, trackingCost);
   const binding = Math.min(svcFulfilCeiling, shopifyFulfilCeiling);
   const cpu = (list: typeof use) => list.reduce((n, u) => n + u.cpuMs, 0);
+  // The statements: every app process stopped first, so each wrote its census.
+  await stop(procs);
+  const census = readCensus();
+  const statements = census.reduce((n, r) => n + r.calls, 0);
+  const byKind = new Map<string, number>();
+  for (const r of census) byKind.set(kindOf(r.text), (byKind.get(kindOf(r.text)) ?? 0) + r.calls);
+  const round2 = (n: number) => Math.round(n * 100) / 100;
+  if (values.profile) {
+    writeFileSync(
+      values.profile,
+      JSON.stringify(
+        {
+          orders: ORDERS,
+          statements,
+          by_kind: Object.fromEntries(
+            [...byKind].sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, round2(n / ORDERS)]),
+          ),
+          census: census.map((r) => ({ ...r, per_order: round2(r.calls / ORDERS) })),
+        },
+        null,
+        2,
+      ),
+    );
+    log(`statement census written to ${values.profile}`);
+  }
   console.log(
     JSON.stringify({
       bench: "scale",
@@ -443,6 +526,7 @@ try {
       p99_order_to_paid_ms: pct(toPaid, 99),
       p50_logistics_webhook_to_fulfilment_ms: pct(toFulfil, 50),
       p99_logistics_webhook_to_fulfilment_ms: pct(toFulfil, 99),
+      cpu_ms_per_order_app: perOrder(cpu(use)),
       cpu_ms_per_order_web: Math.round((use[0]!.cpuMs / ORDERS) * 100) / 100,
       cpu_ms_per_order_workers: Math.round((cpu(use.slice(1)) / ORDERS) * 100) / 100,
       // From the first order sent to the last fulfilment (web and workers count their whole life).
@@ -454,7 +538,15 @@ try {
       ),
       rss_mb_max_per_process: Math.max(...use.map((u) => u.rssPeakMb)),
       jobs_per_order: Math.round((jobs / ORDERS) * 100) / 100,
-      db_transactions_per_order: Math.round(((txAfter - txBefore) / ORDERS) * 10) / 10,
+      transactions_per_order: Math.round(((txAfter - txBefore) / ORDERS) * 10) / 10,
+      // Sent by the app processes that exited (web and workers; not one SIGKILLed under chaos).
+      statements_per_order: round2(statements / ORDERS),
+      statements_per_order_by_kind: Object.fromEntries(
+        [...byKind]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 15)
+          .map(([k, n]) => [k, round2(n / ORDERS)]),
+      ),
       workers_killed: killed.length,
       merchant_actions: merchant,
       shop_webhooks_duplicated: stats.shop_webhooks_duplicated,
@@ -474,4 +566,5 @@ try {
   );
   await closeDatabase().catch(() => {});
   await fresh.drop();
+  rmSync(CENSUS_DIR, { recursive: true, force: true });
 }

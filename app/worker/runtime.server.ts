@@ -5,6 +5,7 @@ import { logger } from "../logger.server";
 import { startMetricsServer } from "../metrics.server";
 import { registerJobKinds } from "../metrics/registry.server";
 import { onShutdown } from "../shutdown.server";
+import { listenForJobs } from "../jobs/wake.server";
 import { handlers, recurringJobs } from "./registry.server";
 import { Worker } from "./worker.server";
 
@@ -25,7 +26,19 @@ export function startWorker(opts: { concurrency?: number; standalone?: boolean }
     log: (level, msg, data) => logger[level]({ ...data, worker: worker.id }, msg),
   });
   worker.start();
-  onShutdown("worker", 10, () => worker.stop(20_000));
+  // On a PostgreSQL server new jobs wake the worker (LISTEN/NOTIFY); the embedded database
+  // keeps the short poll.
+  const wake = config.DATABASE_URL
+    ? listenForJobs(config.DATABASE_URL, {
+        onWake: (dueAt) => worker.nudge(dueAt),
+        onListening: (up) => worker.setListening(up),
+        log: (level, msg, data) => logger[level]({ ...data, worker: worker.id }, msg),
+      })
+    : undefined;
+  onShutdown("worker", 10, async () => {
+    await wake?.close();
+    await worker.stop(20_000);
+  });
   logger.info({ worker: worker.id }, "job worker started");
   if (opts.standalone ?? true) {
     startMetricsServer()?.catch((error: unknown) => {

@@ -31,6 +31,7 @@ import {
 import { CompletionBatcher } from "../jobs/completions.server";
 import { withLogContext } from "../log-context.server";
 import { type JobOutcome, registerJobKinds, startJobTimer } from "../metrics/registry.server";
+import { DueTimes, Sleeper } from "./sleeper";
 
 /**
  * An error that says "not now" rather than "failed": it carries `waitMs` (e.g. a shop whose
@@ -42,11 +43,20 @@ function waitOf(error: unknown): number | null {
   return typeof ms === "number" && ms > 0 ? ms : null;
 }
 
+/** Notifications this close together make one claim. */
+const NUDGE_MS = 20;
+
 export interface WorkerOptions {
   prisma: PrismaClient;
   handlers: Record<string, JobHandler>;
   concurrency?: number;
+  /** How often an idle worker looks for jobs (default 500 ms). */
   pollMs?: number;
+  /**
+   * How often it looks while a job wake-up connection is up (`setListening(true)`, default 5 s):
+   * a safety net only, since each new job wakes it (`nudge`).
+   */
+  listeningPollMs?: number;
   leaseMs?: number;
   recurring?: RecurringJob[];
   workerId?: string;
@@ -77,15 +87,18 @@ export class Worker {
   private readonly handlers: Record<string, JobHandler>;
   private readonly concurrency: number;
   private readonly pollMs: number;
+  private readonly listeningPollMs: number;
+  private listening = false;
+  private nudgeTimer?: NodeJS.Timeout;
+  private readonly sleeper = new Sleeper();
+  /** Delayed jobs heard of while listening. */
+  private readonly dues = new DueTimes();
   private readonly leaseMs: number;
   private readonly recurring: RecurringJob[];
   private readonly log: NonNullable<WorkerOptions["log"]>;
   private readonly active = new Map<bigint, { controller: AbortController; done: Promise<void> }>();
   private running = false;
   private loop?: Promise<void>;
-  private wakeSleeper?: () => void;
-  /** A wake that came while the loop was not asleep: its next sleep is skipped. */
-  private wakePending = false;
   private lastHeartbeat = 0;
   private lastHousekeeping = 0;
   private readonly completions: CompletionBatcher;
@@ -95,6 +108,7 @@ export class Worker {
     this.handlers = opts.handlers;
     this.concurrency = opts.concurrency ?? 2;
     this.pollMs = opts.pollMs ?? 500;
+    this.listeningPollMs = opts.listeningPollMs ?? 5_000;
     // Renewed every third of it: a job held by a process that died runs again within 30 s.
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.recurring = opts.recurring ?? [];
@@ -129,6 +143,35 @@ export class Worker {
     }
   }
 
+  /** The job wake-up connection is up (true: the idle poll is a rare safety net) or lost. */
+  setListening(up: boolean): void {
+    this.listening = up;
+    // What was missed while no one listened is not known: the next idle look asks.
+    this.dues.forget();
+    if (!up) this.wake();
+  }
+
+  /**
+   * A job became available (a notification, with the job's due time when it gives one): due
+   * now, an idle worker claims within a few milliseconds, and notifications that come close
+   * together make one claim; due later, the worker's sleep ends then.
+   */
+  nudge(dueAt?: number | null): void {
+    if (!this.running) return;
+    const now = Date.now();
+    if (typeof dueAt === "number" && dueAt > now + NUDGE_MS) {
+      this.dues.add(dueAt);
+      this.sleeper.wakeAt(dueAt + 5, now);
+      return;
+    }
+    if (this.nudgeTimer) return;
+    this.nudgeTimer = setTimeout(() => {
+      this.nudgeTimer = undefined;
+      this.wake();
+    }, NUDGE_MS);
+    this.nudgeTimer.unref();
+  }
+
   /** Claims what is due and runs it; resolves when those jobs are done. For tests and scripts. */
   async drain(maxRounds = 1000): Promise<number> {
     let ran = 0;
@@ -149,7 +192,7 @@ export class Worker {
     while (this.running) {
       try {
         // Wakes from here on (a job finished, …) are for this round's claim or the next.
-        this.wakePending = false;
+        this.sleeper.newRound();
         await this.housekeeping();
         // With no slot free, the claim asks for none and sends nothing.
         const jobs = await claim(this.prisma, this.id, {
@@ -183,38 +226,35 @@ export class Worker {
   }
 
   /**
-   * How long to sleep with nothing to claim: the poll interval, or less when a job of ours is
+   * How long to sleep with nothing to claim: the poll interval (long while new jobs wake the
+   * worker, short otherwise), or less when a job of ours is
    * due sooner (a payment window, a retry), so it starts on time rather than up to a poll late.
    * (Short polls need no look-up: it would cost as much as the claim it saves.)
    */
   private async idleMs(): Promise<number> {
-    if (this.pollMs <= 50) return this.pollMs;
+    const poll = this.listening ? this.listeningPollMs : this.pollMs;
+    if (poll <= 50) return poll;
+    if (this.listening) {
+      // The notifications told of every delayed job since the last look at the database.
+      const now = Date.now();
+      const next = this.dues.next(now);
+      if (next !== "ask") return next === null ? poll : Math.max(5, Math.min(poll, next - now + 5));
+    }
     const rows = await this.prisma.$queryRaw<{ ms: number | null }[]>`
       SELECT (EXTRACT(EPOCH FROM (min("runAt") - now())) * 1000)::float8 AS ms FROM "Job"
       WHERE "state" = 'available' AND "kind" = ANY(${Object.keys(this.handlers)}::text[])`;
     // An aggregate without GROUP BY: always one row, its min NULL when nothing waits.
     const ms = rows[0]!.ms;
-    if (ms === null) return this.pollMs;
-    return Math.max(5, Math.min(this.pollMs, Math.ceil(Number(ms)) + 5));
+    if (ms === null) return poll;
+    return Math.max(5, Math.min(poll, Math.ceil(Number(ms)) + 5));
   }
 
   private wake(): void {
-    if (this.wakeSleeper) this.wakeSleeper();
-    else this.wakePending = true;
+    this.sleeper.wake();
   }
 
-  /** Skipped after a pending wake (each round of the loop starts by clearing it). */
   private sleep(ms: number): Promise<void> {
-    if (this.wakePending) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(t);
-        this.wakeSleeper = undefined;
-        resolve();
-      };
-      const t = setTimeout(done, ms);
-      this.wakeSleeper = done;
-    });
+    return this.sleeper.sleep(ms);
   }
 
   private spawn(job: JobRow): void {

@@ -1,0 +1,117 @@
+/**
+ * Workers woken by new jobs instead of polling for them (app/jobs/wake.server.ts and the Job
+ * table's trigger): on a PostgreSQL server an idle worker whose poll is a minute long runs a
+ * new job at once, also one enqueued while its wake-up connection was lost (it wakes when the
+ * connection is back); a claimed or finished job notifies no one. The embedded database has
+ * no such connection (its worker polls), so these run on PostgreSQL only (TEST_DATABASE_URL).
+ */
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { prisma } from "../../app/db.server";
+import { splitSchema } from "../../app/db/migrations.server";
+import { claim, enqueue } from "../../app/jobs/queue.server";
+import { type JobWake, listenForJobs } from "../../app/jobs/wake.server";
+import { Worker } from "../../app/worker/worker.server";
+
+const url = process.env.DATABASE_URL ?? "";
+const MINUTE = 60_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let worker: Worker | undefined;
+let wake: JobWake | undefined;
+afterEach(async () => {
+  await wake?.close();
+  await worker?.stop(1000);
+  wake = undefined;
+  worker = undefined;
+});
+
+/** An idle worker polling once a minute, woken by the notifications; `ran` lists its jobs. */
+async function idleWorker(kind: string) {
+  const ran: string[] = [];
+  worker = new Worker({
+    prisma,
+    handlers: {
+      [kind]: async (ctx) => void ran.push(String((ctx.payload as { n: number }).n)),
+    },
+    pollMs: MINUTE,
+    listeningPollMs: MINUTE,
+  });
+  const w = worker;
+  const log: string[] = [];
+  wake = listenForJobs(url, {
+    onWake: (dueAt) => w.nudge(dueAt),
+    onListening: (up) => w.setListening(up),
+    log: (_, msg) => log.push(msg),
+  });
+  worker.start();
+  await expect.poll(() => wake!.listening, { timeout: 20_000 }).toBe(true);
+  // Its first rounds found nothing: asleep now, for a minute.
+  await sleep(300);
+  return { ran, log };
+}
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("a worker woken by new jobs", () => {
+  it("runs a new job at once, long before its one-minute poll", async () => {
+    const { ran } = await idleWorker("wake.now");
+    await enqueue(prisma, { kind: "wake.now", payload: { n: 1 } });
+    await expect.poll(() => ran, { timeout: 20_000 }).toEqual(["1"]);
+    // A second one, enqueued inside a transaction: woken at its commit.
+    await prisma.$transaction(async (tx) => {
+      await enqueue(tx, { kind: "wake.now", payload: { n: 2 } });
+      await enqueue(tx, { kind: "wake.now", payload: { n: 3 } });
+    });
+    await expect.poll(() => [...ran].sort(), { timeout: 20_000 }).toEqual(["1", "2", "3"]);
+  });
+
+  it("a job due in a second wakes the idle worker when it is due", async () => {
+    const { ran } = await idleWorker("wake.later");
+    const runAt = new Date(Date.now() + 1000);
+    await enqueue(prisma, { kind: "wake.later", payload: { n: 1 }, runAt });
+    // Not before it is due (the claim's own rule), and long before the one-minute poll.
+    await expect.poll(() => ran, { timeout: 20_000 }).toEqual(["1"]);
+    expect(Date.now()).toBeGreaterThanOrEqual(runAt.getTime());
+  });
+
+  it("a lost wake-up connection is opened again, and the job enqueued meanwhile runs", async () => {
+    const { ran, log } = await idleWorker("wake.lost");
+    const { schema } = splitSchema(url);
+    const killed = await prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+      WHERE query = ${`LISTEN "job_available:${schema}"`} AND pid <> pg_backend_pid()`;
+    expect(killed[0]!.n).toBe(1);
+    await expect.poll(() => wake!.listening, { timeout: 20_000 }).toBe(false);
+    // The worker took one look on losing it (nothing to claim) and sleeps again.
+    await sleep(300);
+    await enqueue(prisma, { kind: "wake.lost", payload: { n: 1 } });
+    await expect.poll(() => ran, { timeout: 30_000 }).toEqual(["1"]);
+    await expect.poll(() => wake!.listening, { timeout: 30_000 }).toBe(true);
+    expect(log).toContain("job wake-up connection lost; polling until it is back");
+  });
+
+  it("notifies when a job becomes available, not when one is claimed", async () => {
+    const { connectionString, schema } = splitSchema(url);
+    const listener = new pg.Client({ connectionString });
+    await listener.connect();
+    try {
+      const heard: string[] = [];
+      listener.on("notification", (n) => heard.push(n.channel));
+      await listener.query(`LISTEN "job_available:${schema}"`);
+      await enqueue(prisma, { kind: "wake.quiet", payload: { n: 1 } });
+      await expect.poll(() => heard, { timeout: 20_000 }).toEqual([`job_available:${schema}`]);
+      const [job] = await claim(prisma, "w-quiet", {
+        limit: 1,
+        leaseMs: MINUTE,
+        kinds: ["wake.quiet"],
+      });
+      expect(job).toBeDefined();
+      // A later job's notification comes after the claim's would have: the claim made none.
+      await enqueue(prisma, { kind: "wake.other", payload: { n: 2 } });
+      // Notifications come in commit order: had the claim made one, it would be here first.
+      await expect.poll(() => heard.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+      expect(heard).toHaveLength(2);
+    } finally {
+      await listener.end();
+    }
+  });
+});
