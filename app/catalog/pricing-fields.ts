@@ -1,7 +1,7 @@
 /**
  * The settings of the "Pricing and stock" form, listed once: its fields in the page
  * (app/catalog/ui/PricingForm.tsx) and the fields its action saves
- * (app/settings-forms/pricing-action.server.ts).
+ * (app/catalog/settings-action.server.ts).
  */
 export const PRICING_KEYS = [
   "priceRule",

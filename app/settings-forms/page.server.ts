@@ -24,7 +24,7 @@ import { warehouseOf } from "../shipping/settings-form.server";
 import { shippingActions } from "../shipping/settings-action.server";
 import { accountActions } from "../svc-account/settings-action.server";
 import { ordersActions } from "../fulfilment/settings-action.server";
-import { pricingActions } from "./pricing-action.server";
+import { pricingActions } from "../catalog/settings-action.server";
 
 export { fail, parseRates, type SettingsActionResult };
 

@@ -3,7 +3,7 @@
  * sync (catalog/pricing.ts, catalog/sync.server.ts), settings fields validated by the settings
  * schema. Its form is app/catalog/ui/PricingForm.tsx.
  */
-import { PRICING_KEYS } from "../catalog/pricing-fields";
+import { PRICING_KEYS } from "./pricing-fields";
 import type { ShopSettings } from "../settings.server";
 import {
   saveFields,
