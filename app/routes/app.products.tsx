@@ -24,12 +24,17 @@ import { VariantsTable } from "../connections/ui/VariantsTable";
 import { type ActionData, FormStatus } from "../components/FormStatus";
 import { useAutoRefresh } from "../components/useAutoRefresh";
 import { prisma } from "../db.server";
+import { shopTimeZone } from "../orders/shop-zone.server";
 import { shopGatewayForRequest } from "../shop/index.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop, admin, session } = await requireAdmin(request);
   const gateway = shopGatewayForRequest(admin, session);
-  return productsPage(prisma, shop, gateway, new URL(request.url).searchParams);
+  const [page, timeZone] = await Promise.all([
+    productsPage(prisma, shop, gateway, new URL(request.url).searchParams),
+    shopTimeZone(prisma, shop),
+  ]);
+  return { ...page, timeZone };
 };
 
 export const action = async ({ request }: ActionFunctionArgs) => {
@@ -73,7 +78,12 @@ export default function Products() {
               </Banner>
             ) : null}
             <BulkCard bulk={data.bulk} busy={busy} disabled={!data.connected} />
-            <SyncCard changes={data.changes} busy={busy} disabled={!data.connected} />
+            <SyncCard
+              changes={data.changes}
+              busy={busy}
+              disabled={!data.connected}
+              timeZone={data.timeZone}
+            />
             {data.picker ? <PickerCard picker={data.picker} variant={pickVariant} /> : null}
             <ProductsFilters data={data} busy={busy} />
             <Text as="p" tone="subdued" variant="bodySm" data-stock-note>

@@ -188,6 +188,33 @@ describe("the sandbox in a browser", () => {
       .first()
       .waitFor();
     await shot("04d-products-facts");
+
+    // The supplier's stock moves: the sync log tells it, at the shop's time.
+    const [first] = (await (await fetch(`${info.svcSimUrl}/__sim/catalog?limit=1`)).json()) as {
+      variants: { vid: string }[];
+    }[];
+    const moved = await fetch(
+      `${info.svcSimUrl}/__sim/catalog/${first!.variants[0]!.vid}/variant`,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ inventory: { CN: 7 } }),
+      },
+    );
+    expect(moved.status).toBe(200);
+    const stockSet = page.getByText(/^Stock set · /).first();
+    await expect
+      .poll(
+        async () => {
+          if (await stockSet.isVisible()) return true;
+          await page.reload();
+          await page.getByRole("heading", { name: "Products" }).waitFor();
+          return stockSet.isVisible();
+        },
+        { timeout: 90_000, interval: 3000 },
+      )
+      .toBe(true);
+    await expectShopTimes(stockSet.locator(".."));
   });
 
   it("offers shipping methods from the service's freight quote, with price and days", async () => {

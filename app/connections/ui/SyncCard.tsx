@@ -1,6 +1,7 @@
 /** The products page's sync card: the last stock and price changes, and "sync now". */
 import { BlockStack, Button, Card, InlineStack, Text } from "@shopify/polaris";
 import { PostOnce } from "../../components/SubmitOnce";
+import { shopDateTime } from "../../orders/shop-time";
 import type { ProductsData } from "./types";
 
 const CHANGE_TEXT: Record<string, string> = {
@@ -10,15 +11,17 @@ const CHANGE_TEXT: Record<string, string> = {
   cost_change: "Cost changed (price kept)",
 };
 
-/** The stock and price sync: run it now, and what it changed last. */
+/** The stock and price sync: run it now, and what it changed last (in the shop's time). */
 export function SyncCard({
   changes,
   busy,
   disabled,
+  timeZone,
 }: {
   changes: ProductsData["changes"];
   busy: boolean;
   disabled: boolean;
+  timeZone: string | null;
 }) {
   return (
     <Card>
@@ -45,7 +48,7 @@ export function SyncCard({
             {changes.map((c) => (
               <InlineStack key={c.id} gap="200" wrap>
                 <Text as="span" variant="bodySm" tone="subdued">
-                  {new Date(c.at).toLocaleString()}
+                  {shopDateTime(c.at, timeZone)}
                 </Text>
                 <Text as="span" variant="bodySm">
                   {CHANGE_TEXT[c.kind] ?? c.kind} · {c.variantName ?? "a connected variant"}

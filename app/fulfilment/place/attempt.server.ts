@@ -21,7 +21,7 @@ import {
   SvcQuotaError,
   SvcTokenCooldownError,
 } from "../../svc/errors";
-import type { CreateOrderV3Request } from "../../svc/order-shapes";
+import type { CreateOrderV3Request, OrderCreation, OrderRecord } from "../../svc/order-shapes";
 import { type Created, recordCreated } from "./created.server";
 import { fail, type PlaceResult } from "./outcome.server";
 
@@ -67,29 +67,37 @@ async function callService(
     settings.fromCountryCode,
   );
   const result = await client.orders.createOrderSafely(request);
-  if (result.creation) {
-    const svcOrderId = result.creation.orderId ?? null;
-    return {
-      svcOrderId,
-      amount: result.creation.orderAmount ?? null,
-      shipmentOrderId: result.creation.shipmentOrderId ?? null,
-      note: svcOrderId
-        ? ""
-        : (result.creation.interceptOrderReasons ?? [])
-            .map((r) => r.message)
-            .filter(Boolean)
-            .join("; "),
-    };
-  }
-  if (result.existing) {
-    return {
-      svcOrderId: result.existing.orderId ?? result.existing.svcOrderId ?? null,
-      amount: result.existing.orderAmount ?? null,
-      shipmentOrderId: null,
-      note: "found by its number after an unknown outcome",
-    };
-  }
-  return { svcOrderId: null, amount: null, shipmentOrderId: null, note: "" };
+  // Not created: the client found it by its number (it never answers with neither).
+  return result.creation ? fromCreation(result.creation) : fromExisting(result.existing!);
+}
+
+/**
+ * A created order as the service answered: its id, amount and parent shipment; without an id
+ * (store-flow lines not connected yet), the service's reasons as the note.
+ */
+export function fromCreation(creation: OrderCreation): Created {
+  const svcOrderId = creation.orderId ?? null;
+  return {
+    svcOrderId,
+    amount: creation.orderAmount ?? null,
+    shipmentOrderId: creation.shipmentOrderId ?? null,
+    note: svcOrderId
+      ? ""
+      : (creation.interceptOrderReasons ?? [])
+          .map((r) => r.message)
+          .filter(Boolean)
+          .join("; "),
+  };
+}
+
+/** An order found by its number after an unknown outcome (no second create). */
+export function fromExisting(existing: OrderRecord): Created {
+  return {
+    svcOrderId: existing.orderId ?? existing.svcOrderId ?? null,
+    amount: existing.orderAmount ?? null,
+    shipmentOrderId: null,
+    note: "found by its number after an unknown outcome",
+  };
 }
 
 /**
