@@ -5,6 +5,9 @@
  * asking the database.
  */
 
+/** A wake due this soon, while the loop is awake, skips its next sleep. */
+const SOON_MS = 50;
+
 export class Sleeper {
   private wakeSleeper?: () => void;
   /** A wake that came while the loop was not asleep: its next sleep is skipped. */
@@ -22,9 +25,16 @@ export class Sleeper {
     else this.pending = true;
   }
 
-  /** Ends the current sleep at `at` (epoch ms) when it would last longer. */
+  /**
+   * Ends the current sleep at `at` (epoch ms) when it would last longer; awake, a wake due
+   * within `SOON_MS` skips the next sleep (a later one is the idle look's to count).
+   */
   wakeAt(at: number, now = Date.now()): void {
-    if (!this.wakeSleeper || at >= this.endsAt) return;
+    if (!this.wakeSleeper) {
+      if (at - now <= SOON_MS) this.pending = true;
+      return;
+    }
+    if (at >= this.endsAt) return;
     if (this.early && this.early.at <= at) return;
     clearTimeout(this.early?.timer);
     const timer = setTimeout(() => this.wake(), Math.max(0, at - now));

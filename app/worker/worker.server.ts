@@ -89,7 +89,6 @@ export class Worker {
   private readonly pollMs: number;
   private readonly listeningPollMs: number;
   private listening = false;
-  private nudgeTimer?: NodeJS.Timeout;
   private readonly sleeper = new Sleeper();
   /** Delayed jobs heard of while listening. */
   private readonly dues = new DueTimes();
@@ -152,24 +151,15 @@ export class Worker {
   }
 
   /**
-   * A job became available (a notification, with the job's due time when it gives one): due
-   * now, an idle worker claims within a few milliseconds, and notifications that come close
-   * together make one claim; due later, the worker's sleep ends then.
+   * A job became available (a notification, with the job's due time when it gives one): the
+   * worker claims a few milliseconds after it is due (notifications that come close together
+   * make one claim), and an idle look counts with it.
    */
   nudge(dueAt?: number | null): void {
-    if (!this.running) return;
     const now = Date.now();
-    if (typeof dueAt === "number" && dueAt > now + NUDGE_MS) {
-      this.dues.add(dueAt);
-      this.sleeper.wakeAt(dueAt + 5, now);
-      return;
-    }
-    if (this.nudgeTimer) return;
-    this.nudgeTimer = setTimeout(() => {
-      this.nudgeTimer = undefined;
-      this.wake();
-    }, NUDGE_MS);
-    this.nudgeTimer.unref();
+    const at = Math.max(dueAt ?? now, now);
+    if (at > now) this.dues.add(at);
+    this.sleeper.wakeAt(at + NUDGE_MS, now);
   }
 
   /** Claims what is due and runs it; resolves when those jobs are done. For tests and scripts. */

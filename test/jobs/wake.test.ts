@@ -5,6 +5,7 @@
  * connection is back); a claimed or finished job notifies no one. The embedded database has
  * no such connection (its worker polls), so these run on PostgreSQL only (TEST_DATABASE_URL).
  */
+import type { PrismaClient } from "@prisma/client";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
@@ -26,15 +27,38 @@ afterEach(async () => {
   worker = undefined;
 });
 
-/** An idle worker polling once a minute, woken by the notifications; `ran` lists its jobs. */
-async function idleWorker(kind: string) {
+/** The app's client, counting the worker's claims and its looks for the next due job. */
+function counted() {
+  const sent = { claim: 0, lookup: 0 };
+  const db = new Proxy(prisma, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (typeof value !== "function") return value;
+      if (prop !== "$queryRaw") return value.bind(target);
+      return (strings: TemplateStringsArray, ...values: unknown[]) => {
+        const sql = strings.join("");
+        if (sql.includes("FOR UPDATE SKIP LOCKED")) sent.claim++;
+        if (sql.includes('min("runAt")')) sent.lookup++;
+        return (value as (...a: unknown[]) => unknown).call(target, strings, ...values);
+      };
+    },
+  }) as PrismaClient;
+  return { db, sent };
+}
+
+/**
+ * An idle worker woken by the notifications; `ran` lists its jobs. It looks every `pollMs`
+ * without the wake-up connection, and once a minute with it.
+ */
+async function idleWorker(kind: string, pollMs = MINUTE) {
   const ran: string[] = [];
+  const { db, sent } = counted();
   worker = new Worker({
-    prisma,
+    prisma: db,
     handlers: {
       [kind]: async (ctx) => void ran.push(String((ctx.payload as { n: number }).n)),
     },
-    pollMs: MINUTE,
+    pollMs,
     listeningPollMs: MINUTE,
   });
   const w = worker;
@@ -48,7 +72,17 @@ async function idleWorker(kind: string) {
   await expect.poll(() => wake!.listening, { timeout: 20_000 }).toBe(true);
   // Its first rounds found nothing: asleep now, for a minute.
   await sleep(300);
-  return { ran, log };
+  return { ran, log, sent };
+}
+
+/** Ends the wake-up connection from the server's side, as a restart or a network cut would. */
+async function cutWakeUp() {
+  const { schema } = splitSchema(url);
+  const killed = await prisma.$queryRaw<{ n: number }[]>`
+    SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+    WHERE query = ${`LISTEN "job_available:${schema}"`} AND pid <> pg_backend_pid()`;
+  expect(killed[0]!.n).toBe(1);
+  await expect.poll(() => wake!.listening, { timeout: 20_000 }).toBe(false);
 }
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)("a worker woken by new jobs", () => {
@@ -73,14 +107,38 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("a worker woken by new jobs", ()
     expect(Date.now()).toBeGreaterThanOrEqual(runAt.getTime());
   });
 
+  it("listening, an idle worker sends nothing until a job comes; without, it polls again", async () => {
+    const { ran, sent } = await idleWorker("wake.idle", 100);
+    // A second with nothing to do: no claim and no look (its 100 ms poll is off while it listens).
+    const before = { ...sent };
+    await sleep(1000);
+    expect(sent).toEqual(before);
+    // Three jobs one after the other: each claimed when it comes, none looked for.
+    for (const n of [1, 2, 3]) {
+      await enqueue(prisma, { kind: "wake.idle", payload: { n } });
+      await expect.poll(() => ran.length, { timeout: 20_000 }).toBe(n);
+    }
+    expect(sent.lookup).toBe(before.lookup);
+    // The connection lost: it polls every 100 ms until it is back.
+    const cut = { ...sent };
+    await cutWakeUp();
+    await expect.poll(() => sent.claim - cut.claim, { timeout: 20_000 }).toBeGreaterThanOrEqual(3);
+  });
+
+  it("a job due after the connection came back, enqueued while it was lost, runs when due", async () => {
+    const { ran } = await idleWorker("wake.missed", 100);
+    await cutWakeUp();
+    const runAt = new Date(Date.now() + 4000);
+    await enqueue(prisma, { kind: "wake.missed", payload: { n: 1 }, runAt });
+    await expect.poll(() => wake!.listening, { timeout: 20_000 }).toBe(true);
+    // Back: the worker asks the database once what may wait, and wakes for it.
+    await expect.poll(() => ran, { timeout: 20_000 }).toEqual(["1"]);
+    expect(Date.now()).toBeGreaterThanOrEqual(runAt.getTime());
+  });
+
   it("a lost wake-up connection is opened again, and the job enqueued meanwhile runs", async () => {
     const { ran, log } = await idleWorker("wake.lost");
-    const { schema } = splitSchema(url);
-    const killed = await prisma.$queryRaw<{ n: number }[]>`
-      SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-      WHERE query = ${`LISTEN "job_available:${schema}"`} AND pid <> pg_backend_pid()`;
-    expect(killed[0]!.n).toBe(1);
-    await expect.poll(() => wake!.listening, { timeout: 20_000 }).toBe(false);
+    await cutWakeUp();
     // The worker took one look on losing it (nothing to claim) and sleeps again.
     await sleep(300);
     await enqueue(prisma, { kind: "wake.lost", payload: { n: 1 } });
