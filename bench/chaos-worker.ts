@@ -2,7 +2,8 @@
  * One job worker process of the chaos bench (bench/chaos.ts starts four and kills some with
  * SIGKILL): the production Worker with the app's handlers and the pipeline's, wired as the
  * fulfilment harness wires them, on the bench's database, with the Shopify library's HTTP
- * routed to each shop's simulator. Prints `ready` once it runs.
+ * routed to each shop's simulator, woken by new jobs as in production (app/jobs/wake.server.ts).
+ * Prints `ready` once it runs.
  *
  * Environment (set by bench/chaos.ts): DATABASE_URL, DATABASE_POOL_MAX, the app's variables,
  * CHAOS_SHOP_SIMS (JSON: shop domain → shop simulator URL), CHAOS_CONCURRENCY,
@@ -10,6 +11,7 @@
  */
 import { closeDatabase, prisma } from "../app/db.server";
 import { fulfilmentHandlers, fulfilmentRecurringJobs } from "../app/fulfilment/handlers.server";
+import { listenForJobs } from "../app/jobs/wake.server";
 import { eventHandlers } from "../app/worker/events.server";
 import { handlers } from "../app/worker/registry.server";
 import { Worker } from "../app/worker/worker.server";
@@ -38,11 +40,16 @@ const worker = new Worker({
   },
 });
 worker.start();
+const wake = listenForJobs(process.env.DATABASE_URL!, {
+  onWake: (dueAt) => worker.nudge(dueAt),
+  onListening: (up) => worker.setListening(up),
+});
 console.log("ready");
 
 process.once("SIGTERM", () => {
-  void worker
-    .stop(5_000)
+  void wake
+    .close()
+    .then(() => worker.stop(5_000))
     .then(() => closeDatabase())
     .finally(() => process.exit(0));
 });
