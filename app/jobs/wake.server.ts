@@ -39,13 +39,18 @@ export function listenForJobs(databaseUrl: string, opts: JobWakeOptions): JobWak
     opts.onListening?.(up);
   };
 
-  const retry = (error?: unknown) => {
+  /** Not listening any more: the connection (if any) is let go, its late errors ignored. */
+  const drop = async () => {
     setListening(false);
     const c = client;
     client = undefined;
     c?.removeAllListeners();
     c?.on("error", () => {});
-    void c?.end().catch(() => {});
+    await c?.end().catch(() => {});
+  };
+
+  const retry = (error?: unknown) => {
+    void drop();
     if (closed) return;
     opts.log?.("warn", "job wake-up connection lost; polling until it is back", {
       err: error instanceof Error ? error.message : error === undefined ? "closed" : String(error),
@@ -90,12 +95,7 @@ export function listenForJobs(databaseUrl: string, opts: JobWakeOptions): JobWak
     async close() {
       closed = true;
       clearTimeout(timer);
-      setListening(false);
-      const c = client;
-      client = undefined;
-      c?.removeAllListeners();
-      c?.on("error", () => {});
-      await c?.end().catch(() => {});
+      await drop();
     },
   };
 }
