@@ -236,6 +236,8 @@ export class Worker {
     // An aggregate without GROUP BY: always one row, its min NULL when nothing waits.
     const ms = rows[0]!.ms;
     if (ms === null) return poll;
+    // Listening, the due time is kept: a wake before it (a notification) must not forget it.
+    if (this.listening) this.dues.add(Date.now() + Number(ms));
     return Math.max(5, Math.min(poll, Math.ceil(Number(ms)) + 5));
   }
 
