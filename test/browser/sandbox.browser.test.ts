@@ -215,6 +215,8 @@ describe("the sandbox in a browser", () => {
       )
       .toBe(true);
     await expectShopTimes(stockSet.locator(".."));
+    await stockSet.scrollIntoViewIfNeeded();
+    await shot("04e-products-sync-log");
   });
 
   it("offers shipping methods from the service's freight quote, with price and days", async () => {
