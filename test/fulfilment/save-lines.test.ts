@@ -3,7 +3,9 @@
  * called directly on the test database: each line takes its catalog variant from this shop's
  * connection only (another shop's connection of the same variant id is not its), the lines come
  * back in line item order, and the order's name is written when Shopify's differs, not again
- * when it is the same.
+ * when it is the same. A line passed to a backup supplier is on the order's timeline once: not
+ * again when the same order's lines are saved again, and not kept quiet because another order
+ * has a line with the same id and supplier.
  */
 import { describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
@@ -83,5 +85,53 @@ describe("saveLines", () => {
     );
     const again = await prisma.shopOrder.findUniqueOrThrow({ where: { id: order.id } });
     expect(again.updatedAt).toEqual(renamed.updatedAt);
+  });
+
+  it("tells a backup supplier's choice once per order, whatever other orders hold", async () => {
+    const shop = `lines-d-${Date.now()}.myshopify.com`;
+    const [first, backup] = [`VID-FIRST-${Date.now()}`, `VID-BACKUP-${Date.now()}`];
+    await prisma.shop.upsert({ where: { domain: shop }, create: { domain: shop }, update: {} });
+    await prisma.productConnection.create({
+      data: { shopDomain: shop, shopifyProductId: "77", shopifyVariantId: "904", svcVid: first },
+    });
+    await prisma.backupSupplier.create({
+      data: {
+        shopDomain: shop,
+        shopifyVariantId: "904",
+        position: 1,
+        svcProductId: "PID-B",
+        svcVid: backup,
+      },
+    });
+    await prisma.catalogVariant.createMany({
+      data: [
+        { vid: first, pid: "PID-F", productName: "First", stock: { CN: 0 } },
+        { vid: backup, pid: "PID-B", productName: "Backup", stock: { CN: 9 } },
+      ],
+    });
+    const told = async (orderId: string) =>
+      (await prisma.timelineEntry.findMany({ where: { orderId } })).filter((t) =>
+        t.message?.includes(`goes to supplier 2 (catalog variant ${backup})`),
+      ).length;
+
+    const a = await orderOf(shop, "#2001");
+    const savedA = await saveLines(
+      prisma,
+      a,
+      { name: "#2001" } as ShopOrder,
+      [line(60, "904")],
+      ["CN"],
+    );
+    expect(savedA.map((l) => l.svcVid)).toEqual([backup]);
+    expect(await told(a.id)).toBe(1);
+
+    // Another order holding a line with the same id, already with the backup: this one is told.
+    const b = await orderOf(shop, "#2002");
+    await saveLines(prisma, b, { name: "#2002" } as ShopOrder, [line(60, "904")], ["CN"]);
+    expect(await told(b.id)).toBe(1);
+    // Saved again (a retried placement): not told twice.
+    await saveLines(prisma, b, { name: "#2002" } as ShopOrder, [line(60, "904")], ["CN"]);
+    expect(await told(b.id)).toBe(1);
+    expect(await told(a.id)).toBe(1);
   });
 });
