@@ -460,6 +460,7 @@ try {
     ([d, cents]) => cents !== (expected.get(d) ?? 0),
   ).length;
   const jobs = await prisma.job.count();
+  const jobsByKind = await prisma.job.groupBy({ by: ["kind"], _count: { _all: true } });
   const ordersPerSec = ORDERS / (paidMs / 1000);
   const fulfilPerSec = fulfilled / (fulfilMs / 1000);
   // Fulfilment ceilings: the service's batch queries (each reads up to 100 orders) and the
@@ -538,6 +539,11 @@ try {
       ),
       rss_mb_max_per_process: Math.max(...use.map((u) => u.rssPeakMb)),
       jobs_per_order: Math.round((jobs / ORDERS) * 100) / 100,
+      jobs_per_order_by_kind: Object.fromEntries(
+        jobsByKind
+          .sort((a, b) => b._count._all - a._count._all)
+          .map((k) => [k.kind, round2(k._count._all / ORDERS)]),
+      ),
       transactions_per_order: Math.round(((txAfter - txBefore) / ORDERS) * 10) / 10,
       // Sent by the app processes that exited (web and workers; not one SIGKILLed under chaos).
       statements_per_order: round2(statements / ORDERS),
