@@ -11,6 +11,7 @@ import type { ServerRuntime } from "../server/runtime";
 import { config } from "./config.server";
 import { refuseUnlessMigrated } from "./health.server";
 import { setDraining } from "./draining.server";
+import { startRowCachesIfConfigured } from "./db/row-cache.server";
 import { startInProcessWorkerIfConfigured } from "./worker/runtime.server";
 import { withLogContext } from "./log-context.server";
 import { logger } from "./logger.server";
@@ -19,6 +20,7 @@ import { addDocumentResponseHeaders } from "./shopify.server";
 import { onShutdown } from "./shutdown.server";
 
 // The server build evaluates this module once at start.
+startRowCachesIfConfigured();
 startInProcessWorkerIfConfigured();
 
 /**

@@ -4,6 +4,7 @@
  * their defaults, so old rows keep working as settings are added.
  */
 import { z } from "zod";
+import { rowCache } from "./db/row-cache.server";
 import type { Db } from "./jobs/queue.server";
 import { rulesSchema } from "./shipping/rules";
 
@@ -245,6 +246,17 @@ export async function getSettings(db: Db, shopDomain: string): Promise<ShopSetti
   return parseSettings(shop?.settings);
 }
 
+const forJobs = rowCache<ShopSettings>({ table: "Shop", byRowKey: true });
+
+/**
+ * A shop's settings as a job reads them: kept in this process while the row change feed is up
+ * (app/db/row-cache.server.ts), so the pipeline does not read them at every step. Pages read
+ * `getSettings`, which always asks the database. Each caller gets its own copy.
+ */
+export async function settingsForJob(db: Db, shopDomain: string): Promise<ShopSettings> {
+  return structuredClone(await forJobs.get(shopDomain, () => getSettings(db, shopDomain)));
+}
+
 /** Validates a partial update; on success stores the merged settings and returns them. */
 export async function updateSettings(
   db: Db,
@@ -270,5 +282,7 @@ export async function updateSettings(
     create: { domain: shopDomain, settings: parsed.data },
     update: { settings: parsed.data },
   });
+  // This process's jobs read the new settings at once (other processes when the change is heard).
+  forJobs.changed(shopDomain);
   return { ok: true, settings: parsed.data };
 }

@@ -14,6 +14,7 @@ import type { Dispatcher } from "undici";
 import type { Logger } from "pino";
 import { config } from "../config.server";
 import { logger as appLogger } from "../logger.server";
+import { accountById } from "./accounts.server";
 import { AuthResource } from "./auth.server";
 import { CatalogResource } from "./catalog.server";
 import { ConnectionsResource } from "./connections.server";
@@ -98,7 +99,7 @@ export async function svcClientForAccount(
   accountId: string,
   deps: SvcClientDeps,
 ): Promise<SvcClient> {
-  const account = await deps.prisma.svcAccount.findUnique({ where: { id: accountId } });
+  const account = await accountById(deps.prisma, accountId);
   if (!account)
     throw new SvcAuthError({
       operation: "svcClientForAccount",

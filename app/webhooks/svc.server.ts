@@ -13,7 +13,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { prisma } from "../db.server";
 import { logger } from "../logger.server";
-import { hashWebhookSecret } from "../svc/webhook-secret.server";
+import { accountsByWebhookSecret } from "../svc/accounts.server";
 import { BodyLimitError, jsonDepthExceeds, readBytesLimited } from "./json-limits.server";
 import { recordEvent, recordIgnoredEvent } from "../events/store.server";
 import { routeSvcEvent } from "./svc-route.server";
@@ -57,13 +57,7 @@ export async function receiveSvcWebhook(request: Request, secret: string): Promi
   if (request.method !== "POST") return reply(405, { code: 405, result: "method not allowed" });
   if (!/^[A-Za-z0-9_-]{16,128}$/.test(secret))
     return reply(404, { code: 404, result: "not found" });
-  const rows = await prisma.svcAccount.findMany({
-    where: { webhookSecretHash: hashWebhookSecret(secret), shopDomain: { not: null } },
-    select: { id: true, shopDomain: true, openId: true },
-    orderBy: { id: "asc" },
-  });
-  // Only accounts attached to a shop were asked for (a detached one keeps its hash).
-  const accounts = rows as Array<(typeof rows)[number] & { shopDomain: string }>;
+  const accounts = await accountsByWebhookSecret(prisma, secret);
   if (accounts.length === 0) return reply(404, { code: 404, result: "not found" });
 
   let raw: Buffer;

@@ -6,6 +6,7 @@ import { startMetricsServer } from "../metrics.server";
 import { registerJobKinds } from "../metrics/registry.server";
 import { onShutdown } from "../shutdown.server";
 import { listenForJobs } from "../jobs/wake.server";
+import { startRowCachesIfConfigured } from "../db/row-cache.server";
 import { handlers, recurringJobs } from "./registry.server";
 import { Worker } from "./worker.server";
 
@@ -26,6 +27,7 @@ export function startWorker(opts: { concurrency?: number; standalone?: boolean }
     log: (level, msg, data) => logger[level]({ ...data, worker: worker.id }, msg),
   });
   worker.start();
+  startRowCachesIfConfigured();
   // On a PostgreSQL server new jobs wake the worker (LISTEN/NOTIFY); the embedded database
   // keeps the short poll.
   const wake = config.DATABASE_URL

@@ -7,6 +7,7 @@ import { stockCountries } from "../../catalog/facts.server";
 import { storedRecipient, withRecipient } from "../../repair/recipient";
 import { labelModeReason } from "../../settings.server";
 import { parseOrderGid } from "../../shop/ids";
+import { accountIdOfShop } from "../../svc/accounts.server";
 import type { HoldCheck } from "./context.server";
 import { saveLines } from "./lines.server";
 import { cancelBeforePlacing, fail } from "./outcome.server";
@@ -25,12 +26,9 @@ export const paused: HoldCheck = {
 export const account: HoldCheck = {
   name: "account",
   check: async (ctx) => {
-    const found = await ctx.deps.prisma.svcAccount.findUnique({
-      where: { shopDomain: ctx.order.shopDomain },
-      select: { id: true },
-    });
-    if (found) {
-      ctx.account = found;
+    const id = await accountIdOfShop(ctx.deps.prisma, ctx.order.shopDomain);
+    if (id) {
+      ctx.account = { id };
       return null;
     }
     return {

@@ -8,7 +8,7 @@ import type { ShopOrder as OrderRow } from "@prisma/client";
 import { addLogContext } from "../../log-context.server";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { SELF_RELEASING } from "../../orders/states";
-import { getSettings } from "../../settings.server";
+import { settingsForJob } from "../../settings.server";
 import * as first from "./checks-order.server";
 import * as last from "./checks-send.server";
 import type { Halt, HoldCheck, PlaceCtx } from "./context.server";
@@ -64,7 +64,7 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     deps,
     order,
     now: deps.clock.now(),
-    settings: await getSettings(deps.prisma, order.shopDomain),
+    settings: await settingsForJob(deps.prisma, order.shopDomain),
     released: () => (released ??= releasedByMerchant(deps, order.id)),
   };
   for (const { check } of HOLD_CHECKS) {

@@ -8,7 +8,7 @@ import { orderFacts } from "../../orders/facts";
 import { schedulePlace } from "../../orders/schedule.server";
 import { addTimeline, type TimelineInput } from "../../orders/timeline.server";
 import { transition } from "../../orders/transition.server";
-import { getSettings } from "../../settings.server";
+import { settingsForJob } from "../../settings.server";
 import { orderNumberFor } from "../../orders/model";
 
 const idLike = z.union([z.number(), z.string()]).transform(String);
@@ -42,7 +42,7 @@ export async function receiveShopOrder(
   const parsed = orderWebhookSchema.safeParse(input.payload);
   if (!parsed.success) return { created: false, ignored: "payload without an order id" };
   const p = parsed.data;
-  const settings = await getSettings(db, input.shopDomain);
+  const settings = await settingsForJob(db, input.shopDomain);
   if (input.topic !== settings.trigger) {
     return { created: false, ignored: `trigger is ${settings.trigger}` };
   }

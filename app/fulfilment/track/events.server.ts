@@ -4,6 +4,7 @@
  * parcel abnormal or returned flags its paid orders; anything else gathers the named orders per
  * account into one hinted fetch (hinted.server.ts), or lets a payment in flight look again.
  */
+import { accountIdOfShop } from "../../svc/accounts.server";
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import type { Db } from "../../jobs/queue.server";
 import { addLogContext } from "../../log-context.server";
@@ -11,7 +12,7 @@ import type { FulfilmentDeps } from "../../orders/deps.server";
 import { schedulePay, scheduleTrackHints } from "../../orders/schedule.server";
 import { PAID_STATES } from "../../orders/states";
 import { transition } from "../../orders/transition.server";
-import { getSettings } from "../../settings.server";
+import { settingsForJob } from "../../settings.server";
 import { idsFromParams, mentionsShipping } from "../../svc/event-readers";
 import { type AfterPaymentFlag, flagAfterPayment, parcelFlag } from "../after-payment.server";
 import { TRACKABLE } from "./records";
@@ -33,14 +34,11 @@ export async function onSvcEvent(deps: FulfilmentDeps, ev: SvcEventInput) {
   addLogContext({ shop: ev.shopDomain });
   const ids = idsFromParams(ev.params);
   if (ids.length === 0) return { orders: 0, note: "no order id in the event" };
-  const account = await db.svcAccount.findUnique({
-    where: { shopDomain: ev.shopDomain },
-    select: { id: true },
-  });
+  const shopAccountId = await accountIdOfShop(db, ev.shopDomain);
   const trouble = ev.type === "LOGISTIC" ? parcelFlag(ev.params) : null;
   if (trouble) await flagParcels(db, ev.shopDomain, ids, trouble);
   if (ev.type === "ORDER" && ev.messageType === "ORDER_CONNNECTED") {
-    const connected = await adoptConnectedOrder(deps, ev.shopDomain, ids, account?.id ?? null);
+    const connected = await adoptConnectedOrder(deps, ev.shopDomain, ids, shopAccountId);
     if (connected) return { orders: 1, connected };
   }
   if (ev.type === "ORDER" && !mentionsShipping(ev.params)) {
@@ -170,7 +168,7 @@ export async function setServiceOrderId(
   );
   if (moved.length === 0) return null;
   const acc = order.svcAccountId ?? accountId;
-  const settings = await getSettings(db, order.shopDomain);
+  const settings = await settingsForJob(db, order.shopDomain);
   if (acc && settings.autoPay) {
     await schedulePay(db, {
       accountId: acc,

@@ -12,7 +12,7 @@ import { optionsOf } from "../../orders/deps.server";
 import type { OrderState } from "../../orders/states";
 import { addTimeline, errorFields } from "../../orders/timeline.server";
 import { transition, type MoveColumns } from "../../orders/transition.server";
-import { getSettings } from "../../settings.server";
+import { settingsForJob } from "../../settings.server";
 import { orderRecordSchema, type OrderRecord } from "../../svc/order-shapes";
 import { flagAfterPayment, recordFlag } from "../after-payment.server";
 import { applyRecord } from "./apply.server";
@@ -56,7 +56,7 @@ export async function trackOrder(
   const mine = recordsOf(order, known, records);
   result.records = mine.length;
   if (mine.length === 0) return result;
-  const settings = await getSettings(db, order.shopDomain);
+  const settings = await settingsForJob(db, order.shopDomain);
   const single =
     new Set(mine.map((r) => r.orderId ?? r.svcOrderId)).size === 1 && order.shipments.length <= 1;
 

@@ -1,0 +1,251 @@
+/**
+ * The process's row caches (app/db/row-cache.server.ts) and the reads that go through them
+ * (app/svc/accounts.server.ts, `settingsForJob`): nothing is kept unless the change feed is up;
+ * a change drops the entry (or all, for a lookup by another column); a read overtaken by a
+ * change, or that found nothing, is not kept. On a PostgreSQL server, a change made by another
+ * connection reaches the cache through the tables' triggers, and a rotated webhook secret stops
+ * finding its account.
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { prisma } from "../../app/db.server";
+import { RowCache, rowCache, rowChanged, startRowCaches } from "../../app/db/row-cache.server";
+import type { Listener } from "../../app/db/listen.server";
+import { settingsForJob, updateSettings } from "../../app/settings.server";
+import {
+  accountById,
+  accountIdOfShop,
+  accountsByWebhookSecret,
+} from "../../app/svc/accounts.server";
+import { hashWebhookSecret } from "../../app/svc/webhook-secret.server";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A loader that counts its calls and answers `value`. */
+function loader<V>(value: () => V) {
+  const l = { calls: 0, load: async () => (l.calls++, value()) };
+  return l;
+}
+
+describe("a row cache", () => {
+  it("keeps nothing while the change feed is down, and starts empty when it comes up", async () => {
+    const cache = new RowCache<string>({ table: "T", byRowKey: true });
+    const l = loader(() => "v");
+    await cache.get("k", l.load);
+    await cache.get("k", l.load);
+    expect(l.calls).toBe(2);
+    cache.setLive(true);
+    expect(await cache.get("k", l.load)).toBe("v");
+    await cache.get("k", l.load);
+    expect(l.calls).toBe(3);
+    cache.setLive(false);
+    expect(cache.size).toBe(0);
+    await cache.get("k", l.load);
+    await cache.get("k", l.load);
+    expect(l.calls).toBe(5);
+    cache.setLive(true);
+    await cache.get("k", l.load);
+    expect(l.calls).toBe(6);
+  });
+
+  it("drops the changed row's entry only, or every entry when keyed by another column", async () => {
+    const byRow = new RowCache<string>({ table: "T", byRowKey: true });
+    const byOther = new RowCache<string>({ table: "T", byRowKey: false });
+    byRow.setLive(true);
+    byOther.setLive(true);
+    let version = 1;
+    const l = loader(() => `v${version}`);
+    for (const c of [byRow, byOther]) {
+      await c.get("a", l.load);
+      await c.get("b", l.load);
+    }
+    expect(l.calls).toBe(4);
+    version = 2;
+    byRow.changed("a");
+    byOther.changed("a");
+    expect(await byRow.get("a", l.load)).toBe("v2");
+    expect(await byRow.get("b", l.load)).toBe("v1");
+    expect(await byOther.get("b", l.load)).toBe("v2");
+    byRow.changed(null);
+    expect(await byRow.get("b", l.load)).toBe("v2");
+  });
+
+  it("does not keep a read that a change overtook, nor a row that was not there", async () => {
+    const cache = new RowCache<string[] | null>({ table: "T", byRowKey: true });
+    cache.setLive(true);
+    let release!: () => void;
+    const slow = cache.get("k", () => new Promise((r) => (release = () => r(["old"]))));
+    cache.changed("other");
+    release();
+    expect(await slow).toEqual(["old"]);
+    const l = loader(() => ["new"]);
+    expect(await cache.get("k", l.load)).toEqual(["new"]);
+    expect(l.calls).toBe(1);
+    await cache.get("k", l.load);
+    expect(l.calls).toBe(1);
+
+    const none = loader<string[] | null>(() => null);
+    const empty = loader<string[] | null>(() => []);
+    for (let i = 0; i < 2; i++) {
+      await cache.get("none", none.load);
+      await cache.get("empty", empty.load);
+    }
+    expect([none.calls, empty.calls]).toEqual([2, 2]);
+  });
+
+  it("holds at most its limit, letting the oldest go", async () => {
+    const cache = new RowCache<number>({ table: "T", byRowKey: true, maxEntries: 2 });
+    cache.setLive(true);
+    const l = loader(() => 1);
+    await cache.get("a", l.load);
+    await cache.get("b", l.load);
+    await cache.get("c", l.load);
+    expect(cache.size).toBe(2);
+    await cache.get("c", l.load);
+    await cache.get("b", l.load);
+    expect(l.calls).toBe(3);
+    await cache.get("a", l.load);
+    expect(l.calls).toBe(4);
+  });
+
+  it("hands a notification to the caches of its table", async () => {
+    const table = `T${randomUUID()}`;
+    const mine = rowCache<string>({ table, byRowKey: true });
+    const other = rowCache<string>({ table: `${table}-other`, byRowKey: true });
+    mine.setLive(true);
+    other.setLive(true);
+    const l = loader(() => "v");
+    await mine.get("k", l.load);
+    await other.get("k", l.load);
+    rowChanged(`${table}:k`);
+    await mine.get("k", l.load);
+    await other.get("k", l.load);
+    expect(l.calls).toBe(3);
+    // A payload without a key drops the table's every entry.
+    rowChanged(table);
+    await mine.get("k", l.load);
+    expect(l.calls).toBe(4);
+    mine.setLive(false);
+    other.setLive(false);
+  });
+});
+
+/** The app's client with the service account reads counted. */
+function countedAccounts() {
+  const sent = { n: 0 };
+  const svcAccount = new Proxy(prisma.svcAccount, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        sent.n++;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { db: { svcAccount } as Pick<typeof prisma, "svcAccount">, sent };
+}
+
+/** Waits (up to 10 s) until `fn` holds: a notification takes a moment to arrive. */
+async function eventually(fn: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 200; i++) {
+    if (await fn()) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("the change feed on PostgreSQL", () => {
+  let feed: Listener | undefined;
+  afterEach(async () => {
+    await feed?.close();
+    feed = undefined;
+  });
+
+  async function started() {
+    feed = startRowCaches(process.env.DATABASE_URL!);
+    expect(await eventually(async () => feed!.listening)).toBe(true);
+  }
+
+  async function account(shop: string, secret: string) {
+    return prisma.svcAccount.create({
+      data: {
+        shopDomain: shop,
+        baseUrl: "http://127.0.0.1:1",
+        authMethod: "apiKey",
+        webhookSecretHash: hashWebhookSecret(secret),
+      },
+    });
+  }
+
+  it("keeps an account, and drops it when another connection changes it", async () => {
+    await started();
+    const shop = `feed-${randomUUID()}.myshopify.com`;
+    const row = await account(shop, `secret-${randomUUID()}`);
+    const { db, sent } = countedAccounts();
+    expect((await accountById(db, row.id))?.callsPerSecond).toBe(1);
+    expect(await accountIdOfShop(db, shop)).toBe(row.id);
+    // The row's creation is heard a moment later (a read under way then is not kept): soon both
+    // are kept, and reading them again asks the database nothing.
+    const kept = async () => {
+      const reads = sent.n;
+      await accountById(db, row.id);
+      await accountIdOfShop(db, shop);
+      return sent.n === reads;
+    };
+    expect(await eventually(kept)).toBe(true);
+    expect(await kept()).toBe(true);
+
+    await prisma.$executeRaw`UPDATE "SvcAccount" SET "callsPerSecond" = 4 WHERE "id" = ${row.id}`;
+    expect(
+      await eventually(async () => (await accountById(db, row.id))?.callsPerSecond === 4),
+    ).toBe(true);
+    // Disconnected from the shop: the shop has no account any more.
+    await prisma.svcAccount.update({ where: { id: row.id }, data: { shopDomain: null } });
+    expect(await eventually(async () => (await accountIdOfShop(db, shop)) === null)).toBe(true);
+  });
+
+  it("a rotated webhook secret stops finding its account; a new one finds it", async () => {
+    await started();
+    const [before, after] = [`before-${randomUUID()}`, `after-${randomUUID()}`];
+    const row = await account(`feed-${randomUUID()}.myshopify.com`, before);
+    const { db } = countedAccounts();
+    expect((await accountsByWebhookSecret(db, before)).map((a) => a.id)).toEqual([row.id]);
+    expect(await accountsByWebhookSecret(db, after)).toEqual([]);
+    await prisma.svcAccount.update({
+      where: { id: row.id },
+      data: { webhookSecretHash: hashWebhookSecret(after) },
+    });
+    expect(
+      await eventually(async () => (await accountsByWebhookSecret(db, before)).length === 0),
+    ).toBe(true);
+    expect((await accountsByWebhookSecret(db, after)).map((a) => a.id)).toEqual([row.id]);
+  });
+
+  it("keeps a shop's settings for the jobs; a save shows at once, another connection's soon", async () => {
+    await started();
+    const shop = `feed-${randomUUID()}.myshopify.com`;
+    await prisma.shop.create({ data: { domain: shop } });
+    expect((await settingsForJob(prisma, shop)).paused).toBe(false);
+    const saved = await updateSettings(prisma, shop, { paused: "true" });
+    expect(saved.ok).toBe(true);
+    expect((await settingsForJob(prisma, shop)).paused).toBe(true);
+    await prisma.$executeRaw`UPDATE "Shop" SET "settings" = '{}'::jsonb WHERE "domain" = ${shop}`;
+    expect(await eventually(async () => !(await settingsForJob(prisma, shop)).paused)).toBe(true);
+    // Each caller has its own copy.
+    const mine = await settingsForJob(prisma, shop);
+    mine.paused = true;
+    expect((await settingsForJob(prisma, shop)).paused).toBe(false);
+  });
+
+  it("once stopped, every read goes to the database", async () => {
+    await started();
+    const row = await account(`feed-${randomUUID()}.myshopify.com`, `s-${randomUUID()}`);
+    await feed!.close();
+    feed = undefined;
+    const { db, sent } = countedAccounts();
+    await accountById(db, row.id);
+    await accountById(db, row.id);
+    expect(sent.n).toBe(2);
+  });
+});
