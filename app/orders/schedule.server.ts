@@ -77,6 +77,13 @@ export async function schedulePlace(
 }
 
 /**
+ * While a shop's creates are in flight, a pay run (which then only defers a partial batch) comes
+ * at most this often, whatever a shorter batch window says: the create that fills the batch
+ * runs it at once, and the last create asks for the batch window.
+ */
+export const CREATING_PAY_WINDOW_SECONDS = 5;
+
+/**
  * A payment run for the account at the end of the current batch window (orders created within
  * one window share it); `now: true` runs at once (a full batch, a top-up, a resume);
  * `delayMs` runs after that long. `nowMs` (the pipeline's clock) only names the window; the

@@ -1000,6 +1000,23 @@ describe("a partial batch while creates are in flight", () => {
     expect(jobs[0]!.runAt.getTime() - Date.now()).toBeLessThanOrEqual(window * 1000);
   });
 
+  it("with a window shorter than 5 s, the follow-up comes 5 s on", async () => {
+    const shop = await payShop(svc, { settings: { payBatchSize: 5, payBatchWindowSeconds: 1 } });
+    await enqueue(prisma, {
+      kind: JOB.place,
+      idempotencyKey: `place-short-${shop.shopDomain}`,
+      shopDomain: shop.shopDomain,
+      runAt: new Date(Date.now() - 1000),
+    });
+    await svcOrder(svc, shop, { placedAt: new Date(shop.clock.t) });
+    expect(await shop.run()).toMatchObject({ ordersPaid: 0, deferred: 1 });
+    const [job] = await prisma.job.findMany({
+      where: { kind: JOB.pay, shopDomain: shop.shopDomain, state: "available" },
+    });
+    expect(job!.runAt.getTime() - Date.now()).toBeGreaterThan(3_000);
+    expect(job!.runAt.getTime() - Date.now()).toBeLessThanOrEqual(5_000);
+  });
+
   it.each([
     ["a place job not yet due", { runAtMs: 3_600_000 }, 1000],
     ["another shop's place job", { otherShop: true }, 1000],

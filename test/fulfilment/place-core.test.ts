@@ -25,6 +25,7 @@ import {
   receiveShopOrder,
 } from "../../app/fulfilment/place/index.server";
 import { JOB } from "../../app/orders/schedule.server";
+import { enqueue } from "../../app/jobs/queue.server";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
 import { DEFAULT_SETTINGS, type ShopSettings, updateSettings } from "../../app/settings.server";
 import type { ShopOrder as ShopifyOrder } from "../../app/shop/gateway.server";
@@ -1119,6 +1120,36 @@ describe("the payment run after a create", () => {
 
     await prisma.shopOrder.deleteMany({ where: { orderNumber: { startsWith: `decoy-${now}` } } });
     await prisma.svcAccount.delete({ where: { id: other.id } });
+  });
+
+  it("while other creates of the shop are in flight, a short window asks for a run in 5 s", async () => {
+    const now = h.svc.clock.now();
+    await updateSettings(prisma, SHOP, { payBatchWindowSeconds: 1, payBatchSize: 50 });
+    await prisma.job.deleteMany({ where: { kind: JOB.place, shopDomain: SHOP } });
+    // Another shop's create in flight does not count.
+    const decoy = await enqueue(prisma, {
+      kind: JOB.place,
+      idempotencyKey: `place-decoy-${now}`,
+      shopDomain: "another-shop.myshopify.com",
+    });
+    await prisma.job.update({ where: { id: decoy.id }, data: { state: "running" } });
+    // The order's own place job is the only one: the last create, the window holds.
+    const a = await received([{ product: mug, quantity: 1 }]);
+    expect((await placeOrder(at(now), a.orderId)).outcome).toBe("created");
+    let jobs = await payJobs();
+    expect(jobs.map((j) => j.idempotencyKey)).toEqual([
+      `pay:${h.accountId}:w1000:${Math.ceil(now / 1000)}`,
+    ]);
+
+    // Another order's place job still due: the run comes at the next 5 s, not the second's end.
+    await prisma.job.deleteMany({ where: { kind: JOB.pay } });
+    const b = await received([{ product: mug, quantity: 1 }]);
+    expect((await placeOrder(at(now), b.orderId)).outcome).toBe("created");
+    jobs = await payJobs();
+    expect(jobs.map((j) => j.idempotencyKey)).toEqual([
+      `pay:${h.accountId}:w5000:${Math.ceil(now / 5000)}`,
+    ]);
+    await prisma.job.deleteMany({ where: { id: decoy.id } });
   });
 
   it("with no batch window there is only the immediate run", async () => {

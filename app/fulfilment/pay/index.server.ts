@@ -15,7 +15,7 @@ import { addLogContext } from "../../log-context.server";
 import { getSettings, labelModeReason } from "../../settings.server";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { optionsOf } from "../../orders/deps.server";
-import { JOB, schedulePay } from "../../orders/schedule.server";
+import { CREATING_PAY_WINDOW_SECONDS, JOB, schedulePay } from "../../orders/schedule.server";
 import { transition } from "../../orders/transition.server";
 import { splitByBalance } from "./balance.server";
 import { BATCH_STATES, PAYABLE, type PayRunResult, type RunCtx } from "./context.server";
@@ -119,7 +119,7 @@ async function payNew(ctx: RunCtx, isSandbox: boolean, requested: Prisma.ShopOrd
         shopDomain: ctx.shopDomain,
         nowMs: deps.clock.now(),
         windowSeconds: 0,
-        delayMs: settings.payBatchWindowSeconds * 1000,
+        delayMs: Math.max(settings.payBatchWindowSeconds, CREATING_PAY_WINDOW_SECONDS) * 1000,
         key: "deferred",
       });
       break;

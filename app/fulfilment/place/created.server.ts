@@ -6,7 +6,8 @@
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { costGuardReason } from "../../orders/cost-guard";
-import { schedulePay } from "../../orders/schedule.server";
+import { pendingCount } from "../../jobs/queue.server";
+import { CREATING_PAY_WINDOW_SECONDS, JOB, schedulePay } from "../../orders/schedule.server";
 import { addTimeline } from "../../orders/timeline.server";
 import { transition } from "../../orders/transition.server";
 import type { ShopSettings } from "../../settings.server";
@@ -78,11 +79,29 @@ export async function recordCreated(
       accountId: order.svcAccountId,
       shopDomain: order.shopDomain,
       nowMs: deps.clock.now(),
-      windowSeconds: settings.payBatchWindowSeconds,
+      windowSeconds: await payWindowAfterCreate(deps, order.shopDomain, settings),
     });
     await scheduleFullBatch(deps, order.svcAccountId, order.shopDomain, settings);
   }
   return { outcome: "created", svcOrderId };
+}
+
+/**
+ * The window of the pay run a create asks for: the shop's batch window, or, while other creates
+ * of the shop are in flight, at least CREATING_PAY_WINDOW_SECONDS. Then the create that fills
+ * the batch runs it at once, the last create asks for the batch window, and a run in between
+ * only defers (one every few seconds, not one per second-long window).
+ */
+async function payWindowAfterCreate(
+  deps: FulfilmentDeps,
+  shopDomain: string,
+  settings: ShopSettings,
+): Promise<number> {
+  const window = settings.payBatchWindowSeconds;
+  if (window === 0 || window >= CREATING_PAY_WINDOW_SECONDS) return window;
+  // This create's own place job, when it runs in one, is counted: others are in flight past 1.
+  const placing = await pendingCount(deps.prisma, { kind: JOB.place, shopDomain });
+  return placing > 1 ? CREATING_PAY_WINDOW_SECONDS : window;
 }
 
 /** A batch that is already full need not wait for the end of its window. */
