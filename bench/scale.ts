@@ -571,6 +571,8 @@ try {
     children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once("exit", r)))),
   );
   await closeDatabase().catch(() => {});
-  await fresh.drop();
+  // BENCH_KEEP_SCHEMA=1 keeps the run's rows for a look afterwards (the schema is named here).
+  if (process.env.BENCH_KEEP_SCHEMA) log(`schema kept: ${fresh.schema}`);
+  else await fresh.drop();
   rmSync(CENSUS_DIR, { recursive: true, force: true });
 }
