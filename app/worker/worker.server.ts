@@ -185,14 +185,16 @@ export class Worker {
         this.sleeper.newRound();
         await this.housekeeping();
         // With no slot free, the claim asks for none and sends nothing.
+        const limit = this.concurrency - this.active.size;
         const jobs = await claim(this.prisma, this.id, {
-          limit: this.concurrency - this.active.size,
+          limit,
           leaseMs: this.leaseMs,
           kinds: Object.keys(this.handlers),
         });
         for (const job of jobs) this.spawn(job);
         if (this.active.size >= this.concurrency) await this.sleep(this.pollMs);
-        else if (jobs.length === 0) await this.sleep(await this.idleMs());
+        // Fewer than asked for: nothing else was due (the next is waited for, not asked again).
+        else if (jobs.length < limit) await this.sleep(await this.idleMs());
       } catch (error) {
         this.log("error", "worker loop error", { err: errorMessage(error) });
         await this.sleep(Math.max(this.pollMs, 1000));
@@ -252,8 +254,12 @@ export class Worker {
   private spawn(job: JobRow): void {
     const controller = new AbortController();
     const done = this.execute(job, controller).finally(() => {
+      const wasFull = this.active.size >= this.concurrency;
       this.active.delete(job.id);
-      this.wake();
+      // Listening, new jobs wake the worker by themselves: a finished one calls for a claim only
+      // when it may let a job of its concurrency key start (no notification tells of that), or
+      // when the worker was full (a job due meanwhile could not be taken).
+      if (!this.listening || job.concurrencyKey !== null || wasFull) this.wake();
     });
     this.active.set(job.id, { controller, done });
   }

@@ -150,6 +150,23 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("a worker woken by new jobs", ()
     expect(log).toContain("job wake-up connection lost; polling until it is back");
   });
 
+  it("listening, a finished job calls for no claim, unless one of its concurrency key waits", async () => {
+    const { ran, sent } = await idleWorker("wake.done");
+    const before = sent.claim;
+    await enqueue(prisma, { kind: "wake.done", payload: { n: 1 } });
+    await expect.poll(() => ran, { timeout: 20_000 }).toEqual(["1"]);
+    await sleep(500);
+    // The notification's claim only: none after the job finished.
+    expect(sent.claim - before).toBe(1);
+    // Two of one key: the claim takes the first only; its end lets the second start at once
+    // (long before the one-minute poll).
+    await prisma.$transaction(async (tx) => {
+      for (const n of [2, 3])
+        await enqueue(tx, { kind: "wake.done", payload: { n }, concurrencyKey: "wake-key" });
+    });
+    await expect.poll(() => ran, { timeout: 20_000 }).toEqual(["1", "2", "3"]);
+  });
+
   it("notifies when a job becomes available, not when one is claimed", async () => {
     const { connectionString, schema } = splitSchema(url);
     const listener = new pg.Client({ connectionString });
