@@ -54,15 +54,23 @@ export async function enqueue(
   opts: EnqueueOptions,
 ): Promise<{ id: bigint; created: boolean }> {
   const payload = JSON.stringify(opts.payload ?? {});
-  const rows = await db.$queryRaw<{ id: bigint }[]>`
-    INSERT INTO "Job" ("kind", "payload", "runAt", "idempotencyKey", "concurrencyKey",
-                       "maxAttempts", "shopDomain", "updatedAt")
-    VALUES (${opts.kind}, ${payload}::jsonb, ${opts.runAt ?? new Date()}, ${opts.idempotencyKey ?? null},
-            ${opts.concurrencyKey ?? null}, ${opts.maxAttempts ?? 10}, ${opts.shopDomain ?? null}, now())
-    ON CONFLICT ("idempotencyKey") DO NOTHING
-    RETURNING "id"`;
-  const created = rows[0];
-  if (created) return { id: created.id, created: true };
+  // One round trip: the new job's id, or the one that holds the key.
+  const rows = await db.$queryRaw<{ id: bigint; created: boolean }[]>`
+    WITH inserted AS (
+      INSERT INTO "Job" ("kind", "payload", "runAt", "idempotencyKey", "concurrencyKey",
+                         "maxAttempts", "shopDomain", "updatedAt")
+      VALUES (${opts.kind}, ${payload}::jsonb, ${opts.runAt ?? new Date()}, ${opts.idempotencyKey ?? null},
+              ${opts.concurrencyKey ?? null}, ${opts.maxAttempts ?? 10}, ${opts.shopDomain ?? null}, now())
+      ON CONFLICT ("idempotencyKey") DO NOTHING
+      RETURNING "id"
+    )
+    SELECT "id", true AS "created" FROM inserted
+    UNION ALL
+    SELECT "id", false AS "created" FROM "Job"
+     WHERE "idempotencyKey" = ${opts.idempotencyKey ?? null} AND NOT EXISTS (SELECT 1 FROM inserted)`;
+  const found = rows[0];
+  if (found) return { id: found.id, created: found.created };
+  // The job holding the key was committed after this statement began (it could not see it).
   const existing = await db.job.findUniqueOrThrow({
     where: { idempotencyKey: opts.idempotencyKey },
     select: { id: true },

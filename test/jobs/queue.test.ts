@@ -29,6 +29,27 @@ describe("job queue", () => {
     expect(await prisma.job.count()).toBe(1);
   });
 
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    "a key taken by a transaction that commits while this enqueue waits gives that job",
+    async () => {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let first: { id: bigint; created: boolean } | undefined;
+      const a = prisma.$transaction(async (tx) => {
+        first = await enqueue(tx, { kind: "k", idempotencyKey: "raced" });
+        await held;
+      });
+      await expect.poll(() => first, { timeout: 10_000 }).toBeDefined();
+      // This one waits for the first transaction; its statement began before that commit.
+      const b = enqueue(prisma, { kind: "k", idempotencyKey: "raced" });
+      await sleep(200);
+      release();
+      await a;
+      expect(await b).toEqual({ id: first!.id, created: false });
+      expect(await prisma.job.count({ where: { idempotencyKey: "raced" } })).toBe(1);
+    },
+  );
+
   it("commits a job with the transaction that caused it, or not at all", async () => {
     await expect(
       prisma.$transaction(async (tx) => {
