@@ -445,6 +445,31 @@ const pathKey = (path: GraphQLResolveInfo["path"]): string => {
   return keys.join(".");
 };
 
+/** Parsed and validated documents by their text (an app sends a few, again and again). */
+const documents = new Map<string, { doc: DocumentNode } | { errors: ErrorJson[] }>();
+
+/**
+ * A query's document, parsed and validated against the schema once per distinct text: the
+ * same text always gets the same answer, a document or its errors, so the cache changes nothing
+ * of what is accepted or refused.
+ */
+function checkedDocument(query: string): { doc: DocumentNode } | { errors: ErrorJson[] } {
+  const known = documents.get(query);
+  if (known) return known;
+  let checked: { doc: DocumentNode } | { errors: ErrorJson[] };
+  try {
+    const doc = parse(query);
+    const invalid = validate(adminSchema(), doc);
+    checked = invalid.length ? { errors: invalid.map(shopifyValidationError) } : { doc };
+  } catch (e) {
+    if (!(e instanceof GraphQLError)) throw e;
+    checked = { errors: [errorJson(e, { code: "PARSE_ERROR" })] };
+  }
+  if (documents.size >= 1000) documents.clear();
+  documents.set(query, checked);
+  return checked;
+}
+
 /** Answers one GraphQL request for a shop (after auth and the fault knobs). */
 export function runGraphql(req: GqlRequest, ctx: Ctx): GqlReply {
   const { shop } = ctx;
@@ -463,16 +488,10 @@ export function runGraphql(req: GqlRequest, ctx: Ctx): GqlReply {
     return reply({
       errors: [{ message: "No query string was present", extensions: { code: "BAD_REQUEST" } }],
     });
-  let doc: DocumentNode;
-  try {
-    doc = parse(req.query);
-  } catch (e) {
-    if (!(e instanceof GraphQLError)) throw e;
-    return reply({ errors: [errorJson(e, { code: "PARSE_ERROR" })] });
-  }
+  const checked = checkedDocument(req.query);
+  if ("errors" in checked) return reply({ errors: structuredClone(checked.errors) });
+  const doc = checked.doc;
   const schema = adminSchema();
-  const invalid = validate(schema, doc);
-  if (invalid.length) return reply({ errors: invalid.map(shopifyValidationError) });
 
   const ops = doc.definitions.filter(
     (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
