@@ -1149,6 +1149,26 @@ describe("the payment run after a create", () => {
     expect(jobs.map((j) => j.idempotencyKey)).toEqual([
       `pay:${h.accountId}:w5000:${Math.ceil(now / 5000)}`,
     ]);
+
+    // A window of 5 s or more holds as it is, creates in flight or not.
+    await prisma.job.deleteMany({ where: { kind: JOB.pay } });
+    await updateSettings(prisma, SHOP, { payBatchWindowSeconds: 600 });
+    const c = await received([{ product: mug, quantity: 1 }]);
+    expect((await placeOrder(at(now), c.orderId)).outcome).toBe("created");
+    jobs = await payJobs();
+    expect(jobs.map((j) => j.idempotencyKey)).toEqual([
+      `pay:${h.accountId}:w600000:${Math.ceil(now / 600_000)}`,
+    ]);
+
+    // No window: a run at once, creates in flight or not.
+    await prisma.job.deleteMany({ where: { kind: JOB.pay } });
+    await updateSettings(prisma, SHOP, { payBatchWindowSeconds: 0 });
+    const d = await received([{ product: mug, quantity: 1 }]);
+    expect((await placeOrder(at(now), d.orderId)).outcome).toBe("created");
+    jobs = await payJobs();
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]!.idempotencyKey).not.toContain(":w");
+    expect(jobs[0]!.runAt.getTime()).toBeLessThanOrEqual(Date.now());
     await prisma.job.deleteMany({ where: { id: decoy.id } });
   });
 
