@@ -11,8 +11,10 @@ import type { ServerRuntime } from "../server/runtime";
 import { config } from "./config.server";
 import { refuseUnlessMigrated } from "./health.server";
 import { setDraining } from "./draining.server";
-import { startRowCachesIfConfigured } from "./db/row-cache.server";
-import { startInProcessWorkerIfConfigured } from "./worker/runtime.server";
+import {
+  startInProcessWorkerIfConfigured,
+  startRowCachesIfConfigured,
+} from "./worker/runtime.server";
 import { withLogContext } from "./log-context.server";
 import { logger } from "./logger.server";
 import { handleMetricsHttp, observeRequest } from "./metrics.server";

@@ -10,9 +10,6 @@
  * under way when any change was heard is not kept (it may predate the change). Absent rows (null,
  * an empty list) are never kept: a row created later is then read at once.
  */
-import { config } from "../config.server";
-import { logger } from "../logger.server";
-import { onShutdown } from "../shutdown.server";
 import { type Listener, listen } from "./listen.server";
 
 export interface RowCacheOptions {
@@ -123,15 +120,7 @@ export function startRowCaches(
   return handle;
 }
 
-/**
- * Starts the change feed on a PostgreSQL server (DATABASE_URL set), once per process, and stops
- * it at shutdown. The embedded database has a single process and no feed: its reads all go to
- * the database.
- */
-export function startRowCachesIfConfigured(): void {
-  if (!config.DATABASE_URL || globalFeed.__rowChangeFeed) return;
-  const feed = startRowCaches(config.DATABASE_URL, (level, msg, data) =>
-    logger[level]({ ...data }, msg),
-  );
-  onShutdown("row caches", 80, () => feed.close());
+/** The change feed of this process is started (and not closed since). */
+export function rowCachesStarted(): boolean {
+  return globalFeed.__rowChangeFeed !== undefined;
 }

@@ -6,7 +6,7 @@ import { startMetricsServer } from "../metrics.server";
 import { registerJobKinds } from "../metrics/registry.server";
 import { onShutdown } from "../shutdown.server";
 import { listenForJobs } from "../jobs/wake.server";
-import { startRowCachesIfConfigured } from "../db/row-cache.server";
+import { rowCachesStarted, startRowCaches } from "../db/row-cache.server";
 import { handlers, recurringJobs } from "./registry.server";
 import { Worker } from "./worker.server";
 
@@ -60,4 +60,17 @@ const globalForWorker = globalThis as unknown as { __worker?: Worker };
 export function startInProcessWorkerIfConfigured(): void {
   if (config.NODE_ENV === "test" || !config.WORKER_IN_PROCESS) return;
   globalForWorker.__worker ??= startWorker({ standalone: false });
+}
+
+/**
+ * Starts this process's row change feed on a PostgreSQL server (DATABASE_URL set), once, and
+ * stops it at shutdown (app/db/row-cache.server.ts). The embedded database has a single process
+ * and no feed: its reads all go to the database.
+ */
+export function startRowCachesIfConfigured(): void {
+  if (!config.DATABASE_URL || rowCachesStarted()) return;
+  const feed = startRowCaches(config.DATABASE_URL, (level, msg, data) =>
+    logger[level]({ ...data }, msg),
+  );
+  onShutdown("row caches", 80, () => feed.close());
 }
