@@ -37,7 +37,7 @@ export class RowCache<V> {
 
   /** The value for `key`: kept, or loaded (and kept when live, present and not overtaken). */
   async get(key: string, load: () => Promise<V>): Promise<V> {
-    if (!this.live) return load();
+    // Not live, nothing is kept: the map is empty.
     if (this.entries.has(key)) return this.entries.get(key)!;
     const generation = this.generation;
     const value = await load();

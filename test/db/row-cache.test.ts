@@ -9,7 +9,13 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
-import { RowCache, rowCache, rowChanged, startRowCaches } from "../../app/db/row-cache.server";
+import {
+  RowCache,
+  rowCache,
+  rowCachesStarted,
+  rowChanged,
+  startRowCaches,
+} from "../../app/db/row-cache.server";
 import type { Listener } from "../../app/db/listen.server";
 import { settingsForJob, updateSettings } from "../../app/settings.server";
 import {
@@ -86,11 +92,13 @@ describe("a row cache", () => {
 
     const none = loader<string[] | null>(() => null);
     const empty = loader<string[] | null>(() => []);
+    const missing = loader<string[] | null>(() => undefined as unknown as null);
     for (let i = 0; i < 2; i++) {
       await cache.get("none", none.load);
       await cache.get("empty", empty.load);
+      await cache.get("missing", missing.load);
     }
-    expect([none.calls, empty.calls]).toEqual([2, 2]);
+    expect([none.calls, empty.calls, missing.calls]).toEqual([2, 2, 2]);
   });
 
   it("holds at most its limit, letting the oldest go", async () => {
@@ -117,6 +125,10 @@ describe("a row cache", () => {
     const l = loader(() => "v");
     await mine.get("k", l.load);
     await other.get("k", l.load);
+    // Another row of the table: this entry stays.
+    rowChanged(`${table}:j`);
+    await mine.get("k", l.load);
+    expect(l.calls).toBe(2);
     rowChanged(`${table}:k`);
     await mine.get("k", l.load);
     await other.get("k", l.load);
@@ -163,7 +175,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("the change feed on PostgreSQL",
   });
 
   async function started() {
+    expect(rowCachesStarted()).toBe(false);
     feed = startRowCaches(process.env.DATABASE_URL!);
+    expect(rowCachesStarted()).toBe(true);
+    // Started once per process: a second start gives the same feed.
+    expect(startRowCaches(process.env.DATABASE_URL!)).toBe(feed);
     expect(await eventually(async () => feed!.listening)).toBe(true);
   }
 
@@ -243,6 +259,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("the change feed on PostgreSQL",
     const row = await account(`feed-${randomUUID()}.myshopify.com`, `s-${randomUUID()}`);
     await feed!.close();
     feed = undefined;
+    expect(rowCachesStarted()).toBe(false);
     const { db, sent } = countedAccounts();
     await accountById(db, row.id);
     await accountById(db, row.id);
