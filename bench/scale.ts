@@ -566,10 +566,8 @@ try {
     }),
   );
 } finally {
-  for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
-  await Promise.all(
-    children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once("exit", r)))),
-  );
+  // Those killed by a signal (the chaos run's SIGKILLed workers) have exited already.
+  await stop(children);
   await closeDatabase().catch(() => {});
   // BENCH_KEEP_SCHEMA=1 keeps the run's rows for a look afterwards (the schema is named here).
   if (process.env.BENCH_KEEP_SCHEMA) log(`schema kept: ${fresh.schema}`);
