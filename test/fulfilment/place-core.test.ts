@@ -1133,39 +1133,23 @@ describe("the payment run after a create", () => {
       shopDomain: "another-shop.myshopify.com",
     });
     await prisma.job.update({ where: { id: decoy.id }, data: { state: "running" } });
+    /** An order created with this batch window: the pay jobs it asked for. */
+    const createdWith = async (windowSeconds: number) => {
+      await prisma.job.deleteMany({ where: { kind: JOB.pay } });
+      await updateSettings(prisma, SHOP, { payBatchWindowSeconds: windowSeconds });
+      const o = await received([{ product: mug, quantity: 1 }]);
+      expect((await placeOrder(at(now), o.orderId)).outcome).toBe("created");
+      return payJobs();
+    };
+    const key = (ms: number) => `pay:${h.accountId}:w${ms}:${Math.ceil(now / ms)}`;
     // The order's own place job is the only one: the last create, the window holds.
-    const a = await received([{ product: mug, quantity: 1 }]);
-    expect((await placeOrder(at(now), a.orderId)).outcome).toBe("created");
-    let jobs = await payJobs();
-    expect(jobs.map((j) => j.idempotencyKey)).toEqual([
-      `pay:${h.accountId}:w1000:${Math.ceil(now / 1000)}`,
-    ]);
-
-    // Another order's place job still due: the run comes at the next 5 s, not the second's end.
-    await prisma.job.deleteMany({ where: { kind: JOB.pay } });
-    const b = await received([{ product: mug, quantity: 1 }]);
-    expect((await placeOrder(at(now), b.orderId)).outcome).toBe("created");
-    jobs = await payJobs();
-    expect(jobs.map((j) => j.idempotencyKey)).toEqual([
-      `pay:${h.accountId}:w5000:${Math.ceil(now / 5000)}`,
-    ]);
-
+    expect((await createdWith(1)).map((j) => j.idempotencyKey)).toEqual([key(1000)]);
+    // The first order's place job still due: the run comes at the next 5 s, not the second's end.
+    expect((await createdWith(1)).map((j) => j.idempotencyKey)).toEqual([key(5000)]);
     // A window of 5 s or more holds as it is, creates in flight or not.
-    await prisma.job.deleteMany({ where: { kind: JOB.pay } });
-    await updateSettings(prisma, SHOP, { payBatchWindowSeconds: 600 });
-    const c = await received([{ product: mug, quantity: 1 }]);
-    expect((await placeOrder(at(now), c.orderId)).outcome).toBe("created");
-    jobs = await payJobs();
-    expect(jobs.map((j) => j.idempotencyKey)).toEqual([
-      `pay:${h.accountId}:w600000:${Math.ceil(now / 600_000)}`,
-    ]);
-
+    expect((await createdWith(600)).map((j) => j.idempotencyKey)).toEqual([key(600_000)]);
     // No window: a run at once, creates in flight or not.
-    await prisma.job.deleteMany({ where: { kind: JOB.pay } });
-    await updateSettings(prisma, SHOP, { payBatchWindowSeconds: 0 });
-    const d = await received([{ product: mug, quantity: 1 }]);
-    expect((await placeOrder(at(now), d.orderId)).outcome).toBe("created");
-    jobs = await payJobs();
+    const jobs = await createdWith(0);
     expect(jobs).toHaveLength(1);
     expect(jobs[0]!.idempotencyKey).not.toContain(":w");
     expect(jobs[0]!.runAt.getTime()).toBeLessThanOrEqual(Date.now());
