@@ -68,7 +68,8 @@ export function startInProcessWorkerIfConfigured(): void {
  * and no feed: its reads all go to the database.
  */
 export function startRowCachesIfConfigured(): void {
-  if (!config.DATABASE_URL || rowCachesStarted()) return;
+  // Tests start it themselves where they mean to (test/db/row-cache.test.ts).
+  if (config.NODE_ENV === "test" || !config.DATABASE_URL || rowCachesStarted()) return;
   const feed = startRowCaches(config.DATABASE_URL, (level, msg, data) =>
     logger[level]({ ...data }, msg),
   );
