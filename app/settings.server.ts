@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { rowCache } from "./db/row-cache.server";
-import type { Db } from "./jobs/queue.server";
+import type { Db } from "./db/types";
 import { rulesSchema } from "./shipping/rules";
 
 /** A boolean from JSON or a form ("true"/"false", "on"/"off", "1"/"0"); not z.coerce ("false" → true). */

@@ -12,10 +12,16 @@ import { prisma } from "./db.server";
 import { logger } from "./logger.server";
 import { createOfflineTokens, offlineSessionId } from "./shop/offline-token.server";
 import { encryptingSessionStorage } from "./shop/session-crypto.server";
+import { cachingSessionStorage, offlineSessionChanged } from "./shop/session-cache.server";
 import { recordInstall } from "./shops/shops.server";
 
-/** Prisma, with every access and refresh token encrypted at rest (shop/session-crypto). */
-const prismaStorage = encryptingSessionStorage(new PrismaSessionStorage(prisma));
+/**
+ * Prisma, with every access and refresh token encrypted at rest (shop/session-crypto), and the
+ * offline sessions kept by this process while the row change feed is up (shop/session-cache).
+ */
+const prismaStorage = cachingSessionStorage(
+  encryptingSessionStorage(new PrismaSessionStorage(prisma)),
+);
 
 /**
  * The refresh of an expiring offline token, by the library itself (`auth.refreshToken` of
@@ -46,6 +52,7 @@ export const validateShopifyWebhook = (request: Request, rawBody: string) =>
 export const offlineTokens = createOfflineTokens({
   db: prisma,
   load: (id) => prismaStorage.loadSession(id),
+  changed: offlineSessionChanged,
   refresh: async (shop, refreshToken) =>
     (await tokenApi.auth.refreshToken({ shop, refreshToken })).session,
   log: (level, msg, data) => logger[level]({ source: "offline-token", ...data }, msg),

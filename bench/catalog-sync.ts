@@ -38,7 +38,7 @@ const { startHarness, prisma } = await import("../test/fulfilment/harness");
 const { startServiceSim } = await import("../test/sim/service/index");
 const { closeDatabase } = await import("../app/db.server");
 const { CATALOG_JOB } = await import("../app/catalog/job-kinds");
-const { enqueue } = await import("../app/jobs/queue.server");
+const { enqueue } = await import("../app/jobs/enqueue.server");
 
 try {
   // A catalog large enough that every shop variant has its own catalog variant.

@@ -28,6 +28,29 @@ function shape(text) {
 
 /** @type {Map<string, { calls: number, ms: number }>} */
 const census = new Map();
+/** Each explicit transaction's statement kinds in order ("UPDATE ShopOrder > INSERT TimelineEntry"), counted. */
+/** @type {Map<string, number>} */
+const transactions = new Map();
+
+/** A statement's verb and first table, as bench/scale.ts names kinds. */
+function kindOf(text) {
+  const verb = text.split(" ")[0].toUpperCase();
+  const table = /\b(?:FROM|INTO|UPDATE)\s+(?:"[^"]+"\.)?"([^"]+)"/i.exec(text)?.[1];
+  return `${verb} ${table ?? "(other)"}`;
+}
+
+/** Follows the client's explicit transaction: opened by BEGIN, closed by COMMIT or ROLLBACK. */
+function follow(client, text) {
+  const verb = text.trimStart().split(/\s/)[0].toUpperCase();
+  if (verb === "BEGIN") client.__censusTx = [];
+  else if (verb === "COMMIT" || verb === "ROLLBACK") {
+    if (client.__censusTx) {
+      const key = `${client.__censusTx.join(" > ")} > ${verb}`;
+      transactions.set(key, (transactions.get(key) ?? 0) + 1);
+    }
+    client.__censusTx = undefined;
+  } else if (client.__censusTx) client.__censusTx.push(kindOf(shape(text)));
+}
 const note = (text, started) => {
   const key = shape(text);
   const entry = census.get(key) ?? { calls: 0, ms: 0 };
@@ -40,6 +63,7 @@ const realQuery = pg.Client.prototype.query;
 pg.Client.prototype.query = function query(config, values, callback) {
   const text = typeof config === "string" ? config : config?.text;
   if (typeof text !== "string") return realQuery.call(this, config, values, callback);
+  follow(this, text);
   const started = performance.now();
   const cb = typeof values === "function" ? values : callback;
   if (cb) {
@@ -66,6 +90,11 @@ process.on("exit", () => {
   }));
   writeFileSync(
     join(dir, `census-${process.pid}.json`),
-    JSON.stringify({ pid: process.pid, argv: process.argv.slice(1), statements }),
+    JSON.stringify({
+      pid: process.pid,
+      argv: process.argv.slice(1),
+      statements,
+      transactions: Object.fromEntries(transactions),
+    }),
   );
 });

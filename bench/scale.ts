@@ -19,7 +19,8 @@
  *   and 3 worker processes killed with SIGKILL (and started again) while orders are paid.
  * - What an order costs: CPU per process kind, PostgreSQL's transactions, the jobs, and every SQL
  *   statement the app processes sent (bench/scale-census.mjs, preloaded, counts them by text);
- *   `--profile FILE` writes that census (text, calls, total time) beside the JSON.
+ *   `--profile FILE` writes that census (text, calls, total time) beside the JSON, and each
+ *   explicit transaction's shape (its statement kinds in order) with how often it ran.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -113,13 +114,19 @@ function kindOf(text: string): string {
   return `${verb} ${table ?? "(other)"}`;
 }
 
+/** Each explicit transaction's shape (its statement kinds in order), counted over the processes. */
+const transactionShapes = new Map<string, number>();
+
 /** The census of every app process that exited (a SIGKILLed one leaves none), merged by text. */
 function readCensus(): CensusRow[] {
   const merged = new Map<string, CensusRow>();
   for (const f of readdirSync(CENSUS_DIR)) {
-    const { statements } = JSON.parse(readFileSync(join(CENSUS_DIR, f), "utf8")) as {
+    const { statements, transactions } = JSON.parse(readFileSync(join(CENSUS_DIR, f), "utf8")) as {
       statements: CensusRow[];
+      transactions?: Record<string, number>;
     };
+    for (const [shape, n] of Object.entries(transactions ?? {}))
+      transactionShapes.set(shape, (transactionShapes.get(shape) ?? 0) + n);
     for (const r of statements) {
       const m = merged.get(r.text) ?? { text: r.text, calls: 0, total_ms: 0 };
       m.calls += r.calls;
@@ -491,6 +498,9 @@ try {
             [...byKind].sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, round2(n / ORDERS)]),
           ),
           census: census.map((r) => ({ ...r, per_order: round2(r.calls / ORDERS) })),
+          transactions: [...transactionShapes]
+            .sort((a, b) => b[1] - a[1])
+            .map(([shape, calls]) => ({ shape, calls, per_order: round2(calls / ORDERS) })),
         },
         null,
         2,

@@ -133,7 +133,7 @@ export function createAppServer(build: ServerBuild, options: AppServerOptions): 
           route = "/metrics";
           return;
         }
-        const limit = bodyLimitFor(pathname, limits);
+        const limit = bodyLimitFor(pathname, limits, req.headers["content-type"]);
         const refusal = checkDeclaredBody(req, limit);
         if (refusal) {
           refuse(req, res, refusal);

@@ -14,12 +14,17 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import type { SvcClient } from "../svc/client.server";
-import { enqueue, type Db } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
+import type { Db } from "../db/types";
 import type { Bucket } from "./bucket.server";
-import { FileRefusedError, downloadFile, saveFile, type FilePurpose } from "./files.server";
+import { FileRefusedError, saveFile, type FilePurpose } from "./files.server";
+import { downloadFile } from "./download.server";
+import type { Resolve } from "./public-address.server";
 
 export const ARCHIVE_JOB = { run: "archive.run", scan: "archive.scan" } as const;
 export const ARCHIVE_MAX_BYTES = 20 * 1024 * 1024;
+/** The most files of one purpose the app copies for one order (a service order names a few). */
+export const ARCHIVE_MAX_FILES = 20;
 const BACKOFF_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 12 * 3600_000];
 export const ARCHIVE_MAX_ATTEMPTS = BACKOFF_MS.length + 1;
 const RUN_BATCH = 20;
@@ -33,7 +38,17 @@ export async function queueArchive(
   db: Db,
   t: { shopDomain: string; orderId: string; purpose: ArchivePurpose; urls: string[] },
 ): Promise<number> {
-  const urls = [...new Set(t.urls.filter((u) => /^https?:\/\//i.test(u) && u.length <= 2000))];
+  const named = [...new Set(t.urls.filter((u) => /^https?:\/\//i.test(u) && u.length <= 2000))];
+  if (named.length === 0) return 0;
+  // At most ARCHIVE_MAX_FILES copies per order and purpose, whatever the service names.
+  const queued = await db.archiveTask.findMany({
+    where: { orderId: t.orderId, purpose: t.purpose },
+    select: { sourceUrl: true },
+  });
+  const known = new Set(queued.map((q) => q.sourceUrl));
+  const urls = named
+    .filter((u) => !known.has(u))
+    .slice(0, Math.max(0, ARCHIVE_MAX_FILES - known.size));
   if (urls.length === 0) return 0;
   const made = await db.archiveTask.createMany({
     data: urls.map((sourceUrl) => ({
@@ -60,6 +75,8 @@ export interface RunOptions {
   /** The service's host of an account (its files may sit there in a sandbox or a test). */
   trustedHostOf(shopDomain: string): Promise<string | undefined>;
   fetchImpl?: typeof fetch;
+  /** How the files' host names are resolved (tests; default the system resolver). */
+  resolve?: Resolve;
   signal?: AbortSignal;
   /** Where the copies go (default: ARCHIVE_S3_URL's bucket, or PostgreSQL). */
   bucket?: Bucket | null;
@@ -84,6 +101,7 @@ export async function runArchive(db: PrismaClient, opts: RunOptions) {
         maxBytes: ARCHIVE_MAX_BYTES,
         trustedHost: hosts.get(t.shopDomain),
         fetchImpl: opts.fetchImpl,
+        resolve: opts.resolve,
         timeoutMs: 60_000,
       });
       await saveFile(

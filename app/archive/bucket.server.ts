@@ -13,6 +13,8 @@ export interface Bucket {
   readonly where: string;
   put(key: string, bytes: Buffer, type: string): Promise<void>;
   get(key: string): Promise<Buffer>;
+  /** Removes an object; one already gone is no error (S3's DeleteObject). */
+  delete(key: string): Promise<void>;
 }
 
 export class BucketError extends Error {
@@ -65,7 +67,7 @@ export function parseBucketUrl(raw: string): BucketConfig {
 /** The headers of a signed request (SigV4, payload hash signed, no query string). */
 export function signRequest(
   c: BucketConfig,
-  method: "GET" | "PUT",
+  method: "GET" | "PUT" | "DELETE",
   path: string,
   payload: Buffer,
   extra: Record<string, string>,
@@ -111,7 +113,12 @@ export function bucketFrom(raw: string, fetchImpl: typeof fetch = fetch): Bucket
   const where = `${c.endpoint.origin}/${c.bucket}`;
   const pathOf = (key: string) =>
     `/${encodeSegment(c.bucket)}/${key.split("/").map(encodeSegment).join("/")}`;
-  const call = async (method: "GET" | "PUT", key: string, body: Buffer, type?: string) => {
+  const call = async (
+    method: "GET" | "PUT" | "DELETE",
+    key: string,
+    body: Buffer,
+    type?: string,
+  ) => {
     const path = pathOf(key);
     const headers = signRequest(c, method, path, body, type ? { "content-type": type } : {});
     const res = await fetchImpl(new URL(path, c.endpoint), {
@@ -135,6 +142,10 @@ export function bucketFrom(raw: string, fetchImpl: typeof fetch = fetch): Bucket
     async get(key) {
       const res = await call("GET", key, Buffer.alloc(0));
       return Buffer.from(await res.arrayBuffer());
+    },
+    async delete(key) {
+      const res = await call("DELETE", key, Buffer.alloc(0));
+      await res.body?.cancel();
     },
   };
 }

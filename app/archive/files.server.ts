@@ -8,7 +8,6 @@
  * instead, under <shop>/<purpose>/<sha256>, and the row keeps the key.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { isIP } from "node:net";
 import type { PrismaClient, StoredFile } from "@prisma/client";
 import { config } from "../config.server";
 import { logger } from "../logger.server";
@@ -54,98 +53,6 @@ export function fileKind(bytes: Buffer): FileKind | undefined {
 
 export class FileRefusedError extends Error {
   override name = "FileRefusedError";
-}
-
-/** Limits of a download: the archive's (20 MB) or the dispute attachments' (10 MB). */
-export interface DownloadOptions {
-  maxBytes: number;
-  /** A host that may be private (the service's own, in a sandbox or a test); others must be public. */
-  trustedHost?: string;
-  timeoutMs?: number;
-  fetchImpl?: typeof fetch;
-}
-
-/**
- * A host on a private network (by name or literal address). Names are not resolved: the
- * addresses come from the service, and this keeps an odd one from reaching the app's network.
- */
-function privateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal"))
-    return true;
-  if (isIP(host) === 6) return host === "::1" || /^f[cd]|^fe80/.test(host);
-  if (isIP(host) !== 4) return false;
-  const [a = 0, b = 0] = host.split(".").map(Number);
-  return (
-    a === 10 ||
-    a === 127 ||
-    a === 0 ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 100 && b >= 64 && b <= 127)
-  );
-}
-
-/**
- * Downloads a file the service named: http(s) only, at most 3 redirects, each to a public host
- * (or the trusted one), HTTP 200, at most `maxBytes`, and a kind the app keeps. Throws
- * FileRefusedError for what trying again cannot change, Error for what it may.
- */
-export async function downloadFile(
-  address: string,
-  opts: DownloadOptions,
-): Promise<{ bytes: Buffer; type: string; ext: string }> {
-  const doFetch = opts.fetchImpl ?? fetch;
-  const signal = AbortSignal.timeout(opts.timeoutMs ?? 60_000);
-  let url = address;
-  for (let hop = 0; hop <= 3; hop++) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new FileRefusedError("not a valid address");
-    }
-    if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
-      throw new FileRefusedError("only http and https addresses are fetched");
-    if (parsed.username || parsed.password)
-      throw new FileRefusedError("addresses with a user name are not fetched");
-    if (parsed.host !== opts.trustedHost && privateHost(parsed.hostname))
-      throw new FileRefusedError("addresses on a private network are not fetched");
-    const res = await doFetch(url, { redirect: "manual", signal });
-    const location = res.headers.get("location");
-    if (res.status >= 300 && res.status < 400 && location) {
-      await res.body?.cancel();
-      url = new URL(location, url).toString();
-      continue;
-    }
-    if (res.status !== 200) {
-      await res.body?.cancel();
-      const message = `the address answered HTTP ${res.status}`;
-      // Gone or refused (an expired link) will not come back; a 5xx or 429 may.
-      if (res.status >= 400 && res.status < 500 && res.status !== 429 && res.status !== 408)
-        throw new FileRefusedError(message);
-      throw new Error(message);
-    }
-    const declared = Number(res.headers.get("content-length") ?? "0");
-    if (declared > opts.maxBytes) {
-      await res.body?.cancel();
-      throw new FileRefusedError(`the file is larger than ${opts.maxBytes / 1024 / 1024} MB`);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.length;
-      if (size > opts.maxBytes)
-        throw new FileRefusedError(`the file is larger than ${opts.maxBytes / 1024 / 1024} MB`);
-      chunks.push(Buffer.from(chunk));
-    }
-    const bytes = Buffer.concat(chunks);
-    const kind = fileKind(bytes);
-    if (!kind) throw new FileRefusedError("the file is not an image, a video or a PDF");
-    return { bytes, type: kind.type, ext: kind.ext };
-  }
-  throw new FileRefusedError("the address redirects more than 3 times");
 }
 
 export interface NewFile {

@@ -1,6 +1,6 @@
 /** The archive's jobs: copying due files (`archive.run`) and finding missing ones (`archive.scan`). */
 import type { FulfilmentDeps } from "../orders/deps.server";
-import { enqueue } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
 import { logger } from "../logger.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { CONNECTED } from "../svc-account/webhooks.server";

@@ -9,7 +9,7 @@ import { Prisma, type PrismaClient } from "@prisma/client";
 import type { ProductDetail, SvcClient } from "../svc/index.server";
 import { SvcProductRemovedError } from "../svc/index.server";
 
-type Db = PrismaClient | Prisma.TransactionClient;
+import type { Db } from "../db/types";
 
 /** Product and variant ids named anywhere in an event's params (pid/productId, vid/variantId). */
 export function catalogIdsFromParams(params: unknown): { pids: string[]; vids: string[] } {

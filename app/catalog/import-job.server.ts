@@ -4,7 +4,7 @@
  * once, any other tries again.
  */
 import type { PrismaClient } from "@prisma/client";
-import { enqueue } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
 import type { JobHandler } from "../jobs/handler";
 import { PermanentJobError } from "../jobs/handler";
 import { SvcNotFoundError, SvcParamError } from "../svc/index.server";

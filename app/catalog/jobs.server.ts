@@ -8,7 +8,7 @@
  *   then the whole shop in step. A lost event is caught here.
  */
 import type { PrismaClient } from "@prisma/client";
-import { enqueue, startForShop } from "../jobs/queue.server";
+import { enqueue, startForShop } from "../jobs/enqueue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { PermanentJobError } from "../jobs/handler";
 import { loadEvent } from "../events/store.server";

@@ -5,11 +5,11 @@
  * first, or no backup that fits, the line stays with the first (the service then says what it
  * says, as before).
  */
-import type { Prisma, PrismaClient } from "@prisma/client";
+import type { PrismaClient } from "@prisma/client";
 import type { SvcClient } from "../svc/index.server";
 import { stockIn } from "./facts.server";
 
-type Db = PrismaClient | Prisma.TransactionClient;
+import type { Db } from "../db/types";
 
 export interface SupplierPick {
   vid: string;
@@ -65,6 +65,16 @@ export async function chooseSuppliers(
   return out;
 }
 
+/** A line whose catalog variant is not the one its connection points at, and that connection. */
+interface Rerouted {
+  svcVid: string;
+  id: string;
+  shopifyVariantId: string;
+  shopifyProductId: string;
+  firstVid: string;
+  svcProductId: string | null;
+}
+
 /**
  * In the store order flow the service finds a line's catalog variant through the connection of
  * the shop's variant, so a line sent to another supplier needs the connection pointed there
@@ -79,24 +89,28 @@ export async function routeLines(
   logistics: string,
   fromCountryCode: string,
 ): Promise<number> {
-  const lines = await db.shopOrderLine.findMany({
-    where: { orderId, svcVid: { not: null }, shopifyVariantId: { not: null } },
-    select: { shopifyVariantId: true, svcVid: true },
-  });
-  if (lines.length === 0) return 0;
-  const conns = await db.productConnection.findMany({
-    where: { shopDomain: shop, shopifyVariantId: { in: lines.map((l) => l.shopifyVariantId!) } },
-  });
+  // One read: the order's connected lines whose connection points elsewhere, with it.
+  const lines = await db.$queryRaw<Rerouted[]>`
+    SELECT l."svcVid", c."id", c."shopifyVariantId", c."shopifyProductId",
+           c."svcVid" AS "firstVid", c."svcProductId"
+    FROM "ShopOrderLine" l
+    JOIN "ProductConnection" c
+      ON c."shopDomain" = ${shop} AND c."shopifyVariantId" = l."shopifyVariantId"
+    WHERE l."orderId" = ${orderId} AND l."svcVid" IS NOT NULL
+      AND l."svcVid" <> COALESCE(c."routedVid", c."svcVid")
+    ORDER BY l."shopifyLineItemId"`;
   let changed = 0;
   for (const line of lines) {
-    const c = conns.find((x) => x.shopifyVariantId === line.shopifyVariantId);
-    if (!c || line.svcVid === (c.routedVid ?? c.svcVid)) continue;
-    const back = line.svcVid === c.svcVid;
+    const back = line.svcVid === line.firstVid;
     const pid = back
-      ? c.svcProductId
+      ? line.svcProductId
       : ((
           await db.backupSupplier.findFirst({
-            where: { shopDomain: shop, shopifyVariantId: c.shopifyVariantId, svcVid: line.svcVid! },
+            where: {
+              shopDomain: shop,
+              shopifyVariantId: line.shopifyVariantId,
+              svcVid: line.svcVid,
+            },
             select: { svcProductId: true },
           })
         )?.svcProductId ?? null);
@@ -105,12 +119,12 @@ export async function routeLines(
       defaultArea: 1,
       logistics,
       svcProductId: pid,
-      platformProductId: c.shopifyProductId,
+      platformProductId: line.shopifyProductId,
       sourceCountryCode: fromCountryCode,
-      variantList: [{ svcVariantId: line.svcVid!, platformVariantId: c.shopifyVariantId }],
+      variantList: [{ svcVariantId: line.svcVid, platformVariantId: line.shopifyVariantId }],
     });
     await db.productConnection.update({
-      where: { id: c.id },
+      where: { id: line.id },
       data: { routedVid: back ? null : line.svcVid },
     });
     changed++;

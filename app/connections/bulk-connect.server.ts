@@ -7,7 +7,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import { autoMatchBySku, type MatchProgress } from "./connections.server";
 import { shopGatewayFor } from "../shop/index.server";
 import { svcClientForAccount } from "../svc/index.server";
-import { startForShop } from "../jobs/queue.server";
+import { startForShop } from "../jobs/enqueue.server";
 import { type JobHandler, PermanentJobError } from "../jobs/handler";
 
 export const BULK_CONNECT_JOB = "products.autoMatch";

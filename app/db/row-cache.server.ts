@@ -7,8 +7,9 @@
  * The caches answer only while that connection is up. Without it (the embedded database, a lost
  * connection, a test that did not start it) every read goes to the database, as before; when it
  * comes (back) up they start empty, since what changed meanwhile was not heard. A read that was
- * under way when any change was heard is not kept (it may predate the change). Absent rows (null,
- * an empty list) are never kept: a row created later is then read at once.
+ * under way when a change of its row was heard is not kept (it may predate the change), nor
+ * shared with a read that began after it. Absent rows (null, an empty list) are never kept: a row
+ * created later is then read at once.
  */
 import { type Listener, listen } from "./listen.server";
 
@@ -26,8 +27,12 @@ export interface RowCacheOptions {
 
 export class RowCache<V> {
   private readonly entries = new Map<string, V>();
-  /** Counts the changes heard: a read that saw it move kept nothing. */
+  /** Counts the changes heard that drop every entry: a read that saw it move kept nothing. */
   private generation = 0;
+  /** The same, per key, for changes that drop one entry (a change of another row overtakes no read). */
+  private readonly keyGenerations = new Map<string, number>();
+  /** Reads under way: a read of the same key in the same generation shares it. */
+  private readonly loading = new Map<string, { at: string; value: Promise<V> }>();
   private live = false;
   private readonly maxEntries: number;
 
@@ -35,27 +40,51 @@ export class RowCache<V> {
     this.maxEntries = opts.maxEntries ?? 5000;
   }
 
-  /** The value for `key`: kept, or loaded (and kept when live, present and not overtaken). */
+  /** Where the changes that concern `key` stand: a read is kept only if it has not moved. */
+  private stand(key: string): string {
+    return `${this.generation}:${this.keyGenerations.get(key) ?? 0}`;
+  }
+
+  /**
+   * The value for `key`: kept, or loaded (and kept when live, present and not overtaken).
+   * Concurrent reads of a key share one load while live, unless a change of it was heard in
+   * between.
+   */
   async get(key: string, load: () => Promise<V>): Promise<V> {
     // Not live, nothing is kept: the map is empty.
     if (this.entries.has(key)) return this.entries.get(key)!;
-    const generation = this.generation;
-    const value = await load();
-    const absent = value === null || value === undefined || (Array.isArray(value) && !value.length);
-    if (this.live && generation === this.generation && !absent) {
-      if (this.entries.size >= this.maxEntries) {
-        this.entries.delete(this.entries.keys().next().value!);
+    const at = this.stand(key);
+    // Shared only while live: without the feed, a write made since that load began is not heard.
+    const shared = this.live ? this.loading.get(key) : undefined;
+    if (shared && shared.at === at) return shared.value;
+    const flight = { at, value: load() };
+    this.loading.set(key, flight);
+    try {
+      const value = await flight.value;
+      const absent =
+        value === null || value === undefined || (Array.isArray(value) && !value.length);
+      if (this.live && at === this.stand(key) && !absent) {
+        if (this.entries.size >= this.maxEntries) {
+          this.entries.delete(this.entries.keys().next().value!);
+        }
+        this.entries.set(key, value);
       }
-      this.entries.set(key, value);
+      return value;
+    } finally {
+      if (this.loading.get(key) === flight) this.loading.delete(key);
     }
-    return value;
   }
 
   /** A row of the table changed (its key; null: unknown which). */
   changed(rowKey: string | null): void {
-    this.generation++;
-    if (rowKey === null || !this.opts.byRowKey) this.entries.clear();
-    else this.entries.delete(rowKey);
+    if (rowKey === null || !this.opts.byRowKey || this.keyGenerations.size >= this.maxEntries) {
+      this.generation++;
+      this.keyGenerations.clear();
+      this.entries.clear();
+    } else {
+      this.keyGenerations.set(rowKey, (this.keyGenerations.get(rowKey) ?? 0) + 1);
+      this.entries.delete(rowKey);
+    }
   }
 
   /** The change feed is up (entries may be kept from now on) or lost (nothing is kept). */

@@ -7,6 +7,11 @@
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { fileKind, saveFile } from "../archive/files.server";
+import {
+  readUploadForm,
+  UploadRefusedError,
+  type UploadLimits,
+} from "../page-kit/upload-form.server";
 import { accountOf, isOutage } from "../svc-account/account.server";
 import { logger } from "../logger.server";
 import { svcClientForAccount, type SvcClient } from "../svc/client.server";
@@ -44,6 +49,31 @@ const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 const UPLOAD_ANSWERS_MS = 3600_000;
 const ATTACHMENTS_MAX = 6;
 
+/** What a dispute form's post may carry: 6 files of 10 MB, text fields of 64 KB. */
+export const DISPUTE_UPLOAD: UploadLimits = {
+  fileField: "files",
+  maxFiles: ATTACHMENTS_MAX,
+  maxFileBytes: MAX_ATTACHMENT_BYTES,
+  maxFieldBytes: 64 * 1024,
+};
+
+/**
+ * A dispute page's post, read as a stream within DISPUTE_UPLOAD: its form, or the refusal the
+ * form shows by its field (nothing was kept, nothing sent).
+ */
+export async function disputeFormOf(
+  request: Request,
+  shop: string,
+  intent: string,
+): Promise<FormData | DisputeFormResult> {
+  try {
+    return await readUploadForm(request, shop, DISPUTE_UPLOAD);
+  } catch (error) {
+    if (!(error instanceof UploadRefusedError)) throw error;
+    return { ok: false, intent, errors: { [error.field]: error.message } };
+  }
+}
+
 /**
  * The merchant's attachments (uploaded files and addresses) as service addresses: an uploaded
  * file is kept by the app and offered to uploadFile at an unguessable address that answers for
@@ -61,7 +91,8 @@ export async function attachmentsToService(
   const addresses = input.addresses.map((a) => a.trim()).filter(Boolean);
   if (files.length + addresses.length > ATTACHMENTS_MAX)
     throw new DisputeInputError(`Attach at most ${ATTACHMENTS_MAX} files.`, "files");
-  const sources: { url: string; video: boolean }[] = [];
+  // Every file and address is checked before anything is kept: a refusal keeps nothing.
+  const checked: { f: File; bytes: Buffer; type: string; video: boolean }[] = [];
   for (const f of files) {
     if (f.size > MAX_ATTACHMENT_BYTES)
       throw new DisputeInputError(`${f.name} is larger than 10 MB.`, "files");
@@ -72,41 +103,58 @@ export async function attachmentsToService(
         `${f.name} is not a photo (jpg, png, webp, gif) or a video (mp4, mov, webm).`,
         "files",
       );
-    const kept = await saveFile(db, {
-      shopDomain: shop,
-      purpose: "dispute_upload",
-      name: f.name,
-      bytes,
-      type: kind.type,
-      publicForMs: UPLOAD_ANSWERS_MS,
-    });
-    sources.push({
-      url: `${appUrl.replace(/\/$/, "")}/files/${kept.publicToken}`,
-      video: kind.media === "video",
-    });
+    checked.push({ f, bytes, type: kind.type, video: kind.media === "video" });
   }
-  for (const [i, a] of addresses.entries()) {
-    const line = addresses.length > 1 ? `Line ${i + 1}: ` : "";
-    const shown = a.length > 80 ? `${a.slice(0, 80)}…` : a;
-    let url: URL | null = null;
-    try {
-      url = /\s/.test(a) ? null : new URL(a);
-    } catch {
-      url = null;
+  const linked = addresses.map((a, i) => checkedAddress(a, i, addresses.length));
+  // Kept, then copied by the service; a failure on the way deletes what this post kept.
+  const kept: string[] = [];
+  try {
+    const sources: { url: string; video: boolean }[] = [];
+    for (const c of checked) {
+      const file = await saveFile(db, {
+        shopDomain: shop,
+        purpose: "dispute_upload",
+        name: c.f.name,
+        bytes: c.bytes,
+        type: c.type,
+        publicForMs: UPLOAD_ANSWERS_MS,
+      });
+      kept.push(file.id);
+      sources.push({
+        url: `${appUrl.replace(/\/$/, "")}/files/${file.publicToken}`,
+        video: c.video,
+      });
     }
-    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || !url.hostname)
-      throw new DisputeInputError(
-        `${line}"${shown}" is not a web address. Put one address on each line, starting with https:// and without spaces.`,
-        "addresses",
-      );
-    sources.push({ url: a, video: /\.(mp4|mov|webm)(\?|$)/i.test(url.pathname) });
+    sources.push(...linked);
+    const out = { imageUrl: [] as string[], videoUrl: [] as string[] };
+    for (const s of sources) {
+      const copied = await client.disputes.uploadFile(s.url);
+      (s.video ? out.videoUrl : out.imageUrl).push(copied);
+    }
+    return out;
+  } catch (error) {
+    if (kept.length > 0)
+      await db.storedFile.deleteMany({ where: { id: { in: kept }, shopDomain: shop } });
+    throw error;
   }
-  const out = { imageUrl: [] as string[], videoUrl: [] as string[] };
-  for (const s of sources) {
-    const copied = await client.disputes.uploadFile(s.url);
-    (s.video ? out.videoUrl : out.imageUrl).push(copied);
+}
+
+/** One line of the addresses field as a source, or the refusal that names the line. */
+function checkedAddress(a: string, i: number, lines: number): { url: string; video: boolean } {
+  const line = lines > 1 ? `Line ${i + 1}: ` : "";
+  const shown = a.length > 80 ? `${a.slice(0, 80)}…` : a;
+  let url: URL | null = null;
+  try {
+    url = /\s/.test(a) ? null : new URL(a);
+  } catch {
+    url = null;
   }
-  return out;
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || !url.hostname)
+    throw new DisputeInputError(
+      `${line}"${shown}" is not a web address. Put one address on each line, starting with https:// and without spaces.`,
+      "addresses",
+    );
+  return { url: a, video: /\.(mp4|mov|webm)(\?|$)/i.test(url.pathname) };
 }
 
 /** A message to the service: trimmed, 1 to 500 characters, words left once emoji are removed. */

@@ -3,7 +3,7 @@
  * a day its whole history (sync.server.ts says why both). One job per account at a time.
  */
 import type { FulfilmentDeps } from "../orders/deps.server";
-import { enqueue } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { PermanentJobError, RetryLater } from "../jobs/handler";
 import { SvcAuthError, SvcTokenCooldownError } from "../svc/errors";

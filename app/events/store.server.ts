@@ -8,7 +8,7 @@
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { prisma } from "../db.server";
 import { z } from "zod";
-import type { Db } from "../jobs/queue.server";
+import type { Db } from "../db/types";
 import { type JobContext, PermanentJobError } from "../jobs/handler";
 
 export type EventSource = "shopify" | "svc";

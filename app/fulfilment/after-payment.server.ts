@@ -5,7 +5,7 @@
  * change, on the timeline. Finished orders (cancelled, closed, returned) are no longer polled.
  */
 import type { OrderRecord } from "../svc/order-shapes";
-import type { Db } from "../jobs/queue.server";
+import type { Db } from "../db/types";
 import { PAID_STATES } from "../orders/states";
 import { addTimeline } from "../orders/timeline.server";
 import { transition } from "../orders/transition.server";

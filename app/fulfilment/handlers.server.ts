@@ -4,7 +4,7 @@
  */
 import type { Prisma } from "@prisma/client";
 import { z } from "zod";
-import { enqueue } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { PermanentJobError } from "../jobs/handler";
 import { noteAddressChange } from "../repair/address-change.server";

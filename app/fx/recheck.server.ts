@@ -4,7 +4,7 @@
  * at once. An order whose currency the webhook did not name is tried too (placing reads the
  * currency from the shop and holds it again if its rate is still missing).
  */
-import type { Db } from "../jobs/queue.server";
+import type { Db } from "../db/types";
 import { schedulePlace } from "../orders/schedule.server";
 
 /** Orders re-checked per arrival; the reconciler's pass picks up any beyond. */

@@ -1,21 +1,21 @@
 /**
- * A durable job queue in our own tables (the pattern of Oban, Solid Queue and good_job):
+ * A durable job queue in our own tables (the pattern of Oban, Solid Queue and good_job); this
+ * module runs the jobs that app/jobs/enqueue.server.ts adds:
  *
- * - A job is a row of "Job". It is enqueued in the same transaction as whatever caused it, so
- *   an event is never stored without its job, nor a job without its event.
- * - Workers claim with `FOR UPDATE SKIP LOCKED`, so any number of processes share the table
- *   without blocking each other; a claim is a lease (`lockedUntil`) that a live worker extends,
- *   and that another worker takes over once it expires (its holder died).
+ * - A job is a row of "Job". Workers claim with `FOR UPDATE SKIP LOCKED`, so any number of
+ *   processes share the table without blocking each other; a claim is a lease (`lockedUntil`)
+ *   that a live worker extends, and that another worker takes over once it expires (its holder
+ *   died).
  * - Failures retry with capped, jittered exponential backoff; after `maxAttempts` the job is
- *   `dead` and keeps its last error. `idempotencyKey` makes enqueueing idempotent;
- *   `concurrencyKey` allows one running job per key (a partial unique index guards races).
+ *   `dead` and keeps its last error. `concurrencyKey` allows one running job per key (a partial
+ *   unique index guards races).
  *
- * Only plain SQL that PostgreSQL and PGlite both run, on one connection or many: no LISTEN/NOTIFY.
+ * Only plain SQL that PostgreSQL and PGlite both run, on one connection or many. Claims need no
+ * LISTEN/NOTIFY; on a PostgreSQL server, app/jobs/wake.server.ts uses it to wake idle workers.
+ * Each write is one statement (one round trip, no BEGIN/COMMIT of its own).
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
-
-/** Either the client or a transaction: enqueue inside the caller's transaction. */
-export type Db = PrismaClient | Prisma.TransactionClient;
+import type { Db } from "../db/types";
 
 export type JobState = "available" | "running" | "completed" | "dead" | "cancelled";
 
@@ -33,124 +33,6 @@ export interface JobRow {
   lockedUntil: Date | null;
   lastError: string | null;
   shopDomain: string | null;
-}
-
-export interface EnqueueOptions {
-  kind: string;
-  payload?: Prisma.InputJsonValue;
-  runAt?: Date;
-  idempotencyKey?: string;
-  concurrencyKey?: string;
-  maxAttempts?: number;
-  shopDomain?: string;
-}
-
-/**
- * Adds a job; with an idempotency key already used, adds nothing. Returns the job's id and
- * whether this call created it.
- */
-export async function enqueue(
-  db: Db,
-  opts: EnqueueOptions,
-): Promise<{ id: bigint; created: boolean }> {
-  const payload = JSON.stringify(opts.payload ?? {});
-  // One round trip: the new job's id, or the one that holds the key.
-  const rows = await db.$queryRaw<{ id: bigint; created: boolean }[]>`
-    WITH inserted AS (
-      INSERT INTO "Job" ("kind", "payload", "runAt", "idempotencyKey", "concurrencyKey",
-                         "maxAttempts", "shopDomain", "updatedAt")
-      VALUES (${opts.kind}, ${payload}::jsonb, ${opts.runAt ?? new Date()}, ${opts.idempotencyKey ?? null},
-              ${opts.concurrencyKey ?? null}, ${opts.maxAttempts ?? 10}, ${opts.shopDomain ?? null}, now())
-      ON CONFLICT ("idempotencyKey") DO NOTHING
-      RETURNING "id"
-    )
-    SELECT "id", true AS "created" FROM inserted
-    UNION ALL
-    SELECT "id", false AS "created" FROM "Job"
-     WHERE "idempotencyKey" = ${opts.idempotencyKey ?? null} AND NOT EXISTS (SELECT 1 FROM inserted)`;
-  const found = rows[0];
-  if (found) return { id: found.id, created: found.created };
-  // The job holding the key was committed after this statement began (it could not see it).
-  const existing = await db.job.findUniqueOrThrow({
-    where: { idempotencyKey: opts.idempotencyKey },
-    select: { id: true },
-  });
-  return { id: existing.id, created: false };
-}
-
-/**
- * Enqueues a job, or merges it into the job of the same kind and concurrency key that still
- * waits for its first run (graphile-worker's job key, in "replace" mode, with arrays that
- * gather): that job's payload becomes this one, except that each field named in `gather` is the
- * union of both (distinct; left out when both have none), and it runs no later than this one
- * would. A job that ran once (failed, waiting for its backoff) or that a worker claimed meanwhile
- * is never changed: then a new job is enqueued. So one job per key waits at most, and a burst
- * of requests costs one run.
- */
-export async function enqueueOrMerge(
-  db: Db,
-  opts: EnqueueOptions & { concurrencyKey: string; gather?: string[] },
-): Promise<{ id: bigint; created: boolean }> {
-  const payload = JSON.stringify(opts.payload ?? {});
-  const gather = opts.gather ?? [];
-  const merged = await db.$queryRaw<{ id: bigint }[]>`
-    UPDATE "Job" SET "payload" = ${payload}::jsonb || COALESCE(
-        (SELECT jsonb_object_agg(f, u) FROM (
-           SELECT f, (SELECT jsonb_agg(DISTINCT e) FROM jsonb_array_elements(
-                        COALESCE("Job"."payload"->f, '[]'::jsonb)
-                        || COALESCE(${payload}::jsonb->f, '[]'::jsonb)) e) AS u
-           FROM unnest(${gather}::text[]) AS f) gathered
-         WHERE u IS NOT NULL), '{}'::jsonb),
-      "runAt" = LEAST("runAt", ${opts.runAt ?? new Date()}),
-      "updatedAt" = now()
-    WHERE "id" = (SELECT "id" FROM "Job" WHERE "kind" = ${opts.kind}
-                    AND "concurrencyKey" = ${opts.concurrencyKey} AND "state" = 'available'
-                    AND "attempts" = 0
-                  ORDER BY "id" LIMIT 1)
-      AND "state" = 'available'
-    RETURNING "id"`;
-  if (merged[0]) return { id: merged[0].id, created: false };
-  return enqueue(db, opts);
-}
-
-/**
- * How many jobs of `kind` for the shop are running or due now (a job waiting for a later time
- * is not counted); none for no shop (NULL equals nothing).
- */
-export async function pendingCount(
-  db: Db,
-  opts: { kind: string; shopDomain: string | null },
-): Promise<number> {
-  const rows = await db.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM "Job"
-    WHERE "kind" = ${opts.kind} AND "shopDomain" = ${opts.shopDomain}
-      AND ("state" = 'running' OR ("state" = 'available' AND "runAt" <= now()))`;
-  return Number(rows[0]!.n);
-}
-
-/**
- * A shop's one job of a kind, started from a page: the job of that kind waiting or running for
- * the shop if there is one, else a new one (one at a time per shop: its concurrency key).
- * Returns the job's id.
- */
-export async function startForShop(
-  db: Db,
-  opts: Omit<EnqueueOptions, "concurrencyKey" | "shopDomain"> & { shopDomain: string },
-): Promise<bigint> {
-  const current = await db.job.findFirst({
-    where: {
-      kind: opts.kind,
-      shopDomain: opts.shopDomain,
-      state: { in: ["available", "running"] },
-    },
-    select: { id: true },
-  });
-  if (current) return current.id;
-  const { id } = await enqueue(db, {
-    ...opts,
-    concurrencyKey: `${opts.kind}:${opts.shopDomain}`,
-  });
-  return id;
 }
 
 /**

@@ -4,7 +4,7 @@
  * sends the digest when one is due (app/notify/notices.server.ts).
  */
 import { z } from "zod";
-import { enqueue } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
 import type { JobHandler, RecurringJob } from "../jobs/handler";
 import { configuredMailer, type Mailer } from "./mailer.server";
 import { notifyShop, serviceProbe } from "./notices.server";

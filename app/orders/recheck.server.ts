@@ -6,7 +6,7 @@
  * first, so that it reports a cause that is still there instead of claiming success.
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
-import type { Db } from "../jobs/queue.server";
+import type { Db } from "../db/types";
 import { getSettings, labelModeReason } from "../settings.server";
 import { compareMoney, toMoney } from "../svc/decimal";
 import { costGuardReason } from "./cost-guard";

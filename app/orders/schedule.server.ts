@@ -5,7 +5,8 @@
 import { randomBytes } from "node:crypto";
 import type { Prisma } from "@prisma/client";
 import { z } from "zod";
-import { enqueue, enqueueOrMerge, type Db } from "../jobs/queue.server";
+import { enqueue, enqueueOrMerge } from "../jobs/enqueue.server";
+import type { Db } from "../db/types";
 
 export const JOB = {
   place: "fulfilment.place",

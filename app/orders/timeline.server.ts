@@ -4,7 +4,7 @@
  * typed errors, which never carry tokens; customer data is never written here.
  */
 import type { Prisma } from "@prisma/client";
-import type { Db } from "../jobs/queue.server";
+import type { Db } from "../db/types";
 import { SvcError } from "../svc/errors";
 import { ShopError } from "../shop/errors";
 

@@ -5,8 +5,8 @@
  * change in the same transaction, so a change never lands without its entry nor an entry without
  * its change. test/house/one-state-writer.test.ts fails on any other writer in app/.
  */
-import type { Prisma } from "@prisma/client";
-import type { Db } from "../jobs/queue.server";
+import { Prisma } from "@prisma/client";
+import type { Db } from "../db/types";
 import type { OrderState, ReasonCode } from "./states";
 import { timelineRow, type TimelineInput } from "./timeline.server";
 
@@ -63,13 +63,83 @@ async function move(tx: Prisma.TransactionClient, target: OrderTarget, m: Move) 
   return ids;
 }
 
+/** The columns a move by id writes in its one statement, with their SQL types. */
+const COLUMN_TYPES: Partial<Record<keyof MoveColumns, "text" | "timestamp(3)" | "int">> = {
+  svcOrderId: "text",
+  amount: "text",
+  shipmentOrderId: "text",
+  logisticName: "text",
+  shippingCost: "text",
+  paymentBatchId: "text",
+  payId: "text",
+  orderNumber: "text",
+  flag: "text",
+  svcAccountId: "text",
+  placeAttempt: "int",
+  placedAt: "timestamp(3)",
+  paidAt: "timestamp(3)",
+  payRequestedAt: "timestamp(3)",
+  cancelledAt: "timestamp(3)",
+  fulfilledAt: "timestamp(3)",
+  deliveredAt: "timestamp(3)",
+  placeAfter: "timestamp(3)",
+};
+
+type Plain = string | number | Date | null;
+
+/** A value the one statement writes as it is: null, text, a number or a time (not `{ set }`). */
+const plain = (v: unknown): v is Plain =>
+  v === null || typeof v === "string" || typeof v === "number" || v instanceof Date;
+
+/** `timestamp(3)` holds UTC, as Prisma writes it; a time goes as its ISO text. */
+const param = (v: Plain) => (v instanceof Date ? v.toISOString() : v);
+
+/**
+ * The move of orders named by id as one statement: the update, and the timeline entries of the
+ * orders it moved in a data-modifying CTE of the same statement (atomic without BEGIN/COMMIT).
+ * Null when a column or value is not one it writes: the caller moves them with Prisma.
+ */
+function oneStatement(ids: readonly string[], m: Move): Prisma.Sql | null {
+  const set: Prisma.Sql[] = [Prisma.sql`"state" = ${m.to}::text`];
+  if (m.reason !== undefined) set.push(Prisma.sql`"reasonCode" = ${m.reason}::text`);
+  if (m.message !== undefined) set.push(Prisma.sql`"reasonMessage" = ${m.message}::text`);
+  for (const [key, value] of Object.entries(m.set ?? {})) {
+    const type = COLUMN_TYPES[key as keyof MoveColumns];
+    if (value === undefined) continue;
+    if (!type || !plain(value)) return null;
+    set.push(Prisma.sql`${Prisma.raw(`"${key}"`)} = ${param(value)}::${Prisma.raw(type)}`);
+  }
+  const now = new Date();
+  set.push(Prisma.sql`"updatedAt" = ${now.toISOString()}::timestamp(3)`);
+  const from = m.from ? Prisma.sql`AND "state" = ANY(${[...m.from]}::text[])` : Prisma.empty;
+  const update = Prisma.sql`UPDATE "ShopOrder" SET ${Prisma.join(set)}
+    WHERE "id" = ANY(${[...ids]}::text[]) ${from} RETURNING "id"`;
+  if (!m.timeline) return Prisma.sql`${update}`;
+  const t = timelineRow("", m.timeline);
+  return Prisma.sql`WITH moved AS (${update}), entries AS (
+      INSERT INTO "TimelineEntry" ("orderId", "at", "step", "outcome", "requestId", "errorCode", "message")
+      SELECT "id", ${(m.timeline.at ?? now).toISOString()}::timestamp(3), ${t.step}::text,
+             ${t.outcome}::text, ${t.requestId ?? null}::text, ${t.errorCode ?? null}::text,
+             ${t.message ?? null}::text
+      FROM moved
+    )
+    SELECT "id" FROM moved`;
+}
+
 /**
  * Moves the target orders to `m.to` and returns the ids that moved (empty when none was still in
- * a `from` state: someone else moved it first). Inside a caller's transaction it joins it;
- * otherwise it opens its own when there is a timeline entry to write with the change.
+ * a `from` state: someone else moved it first). Orders named by id move in one statement with
+ * their timeline entries; a filter (a payment batch's orders) joins the caller's transaction, or
+ * opens its own when there is a timeline entry to write with the change.
  */
 export async function transition(db: Db, target: OrderTarget, m: Move): Promise<string[]> {
   if (Array.isArray(target) && target.length === 0) return [];
+  const ids = typeof target === "string" ? [target] : Array.isArray(target) ? target : null;
+  const statement = ids ? oneStatement(ids as readonly string[], m) : null;
+  if (statement) {
+    const rows = await db.$queryRaw<{ id: string }[]>(statement);
+    return rows.map((r) => r.id);
+  }
   if ("$transaction" in db && m.timeline) {
     return db.$transaction((tx) => move(tx, target, m));
   }

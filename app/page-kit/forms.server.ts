@@ -10,6 +10,18 @@ export type IntentResult =
 
 export type FormResult<T> = { ok: true; data: T } | { ok: false; errors: FieldErrors };
 
+/**
+ * The post's form; a body that is not a form (JSON on a form route, multipart without its
+ * boundary or cut short) is a 400, never a server error.
+ */
+export async function readForm(request: Request): Promise<FormData> {
+  try {
+    return await request.formData();
+  } catch {
+    throw new Response("The form could not be read.", { status: 400 });
+  }
+}
+
 export function formObject(form: FormData): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of form.entries()) if (typeof v === "string") out[k] = v;

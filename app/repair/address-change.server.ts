@@ -5,7 +5,7 @@
  * at the service need nothing: placing reads the shop's address.
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
-import type { Db } from "../jobs/queue.server";
+import type { Db } from "../db/types";
 import { addTimeline } from "../orders/timeline.server";
 import { restAddressFingerprint } from "./recipient";
 

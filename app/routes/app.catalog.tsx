@@ -22,6 +22,7 @@ import { useSubmitOnce } from "../components/SubmitOnce";
 import { stockCountries } from "../catalog/facts.server";
 import { prisma } from "../db.server";
 import { getSettings } from "../settings.server";
+import { readForm } from "../page-kit/forms.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop } = await requireAdmin(request);
@@ -35,7 +36,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  return catalogAction(prisma, shop, await request.formData());
+  return catalogAction(prisma, shop, await readForm(request));
 };
 
 export default function Catalog() {

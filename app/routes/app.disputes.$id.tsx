@@ -11,7 +11,7 @@ import { FormStatus, type ActionData } from "../components/FormStatus";
 import { RouteErrorBoundary } from "../components/NotFound";
 import { config } from "../config.server";
 import { prisma } from "../db.server";
-import { attachmentsOf, runDisputeForm } from "../disputes/forms.server";
+import { attachmentsOf, disputeFormOf, runDisputeForm } from "../disputes/forms.server";
 import { cancelDispute, refreshOne, replyToDispute } from "../disputes/reply-cancel.server";
 import { disputeDetail } from "../disputes/page.server";
 import { CheckNow } from "../disputes/ui/DisputeFields";
@@ -32,7 +32,8 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
 
 export const action = async ({ request, params }: ActionFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  const form = await request.formData();
+  const form = await disputeFormOf(request, shop, "reply");
+  if (!(form instanceof FormData)) return form;
   const intent = String(form.get("intent") ?? "");
   const id = params.id ?? "";
   if (intent === "check") {

@@ -11,7 +11,7 @@ import { type ActionData } from "../components/FormStatus";
 import { RouteErrorBoundary } from "../components/NotFound";
 import { config } from "../config.server";
 import { prisma } from "../db.server";
-import { attachmentsOf, runDisputeForm } from "../disputes/forms.server";
+import { attachmentsOf, disputeFormOf, runDisputeForm } from "../disputes/forms.server";
 import { openDispute } from "../disputes/open.server";
 import { openDisputePage } from "../disputes/open-page.server";
 import { OpenDisputeForm } from "../disputes/ui/OpenDisputeForm";
@@ -27,7 +27,8 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shop, redirect } = await requireAdmin(request);
   const orderId = new URL(request.url).searchParams.get("order") ?? "";
-  const form = await request.formData();
+  const form = await disputeFormOf(request, shop, "open");
+  if (!(form instanceof FormData)) return form;
   const quantities: Record<string, number> = {};
   for (const [k, v] of form.entries()) {
     if (k.startsWith("qty:") && typeof v === "string" && v.trim() !== "") {

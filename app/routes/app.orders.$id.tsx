@@ -28,6 +28,7 @@ import { LinesCard, PendingLinesCard } from "../workqueue/ui/order/LinesCards";
 import { ProblemBanner } from "../workqueue/ui/order/ProblemBanner";
 import { TimelineCard } from "../workqueue/ui/order/TimelineCard";
 import { TrackingCard } from "../workqueue/ui/order/TrackingCard";
+import { readForm } from "../page-kit/forms.server";
 
 export const loader = async ({ request, params }: LoaderFunctionArgs) => {
   const { shop, sandbox } = await requireAdmin(request);
@@ -50,7 +51,7 @@ export const loader = async ({ request, params }: LoaderFunctionArgs) => {
 
 export const action = async ({ request, params }: ActionFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   if (String(form.get("intent")).startsWith("repair")) {
     return repairAction(prisma, shop, params.id ?? "", form);
   }

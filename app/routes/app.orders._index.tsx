@@ -21,6 +21,7 @@ import { useAutoRefresh } from "../components/useAutoRefresh";
 import { PlaceOrderButton, SandboxCard } from "../sandbox/ui/SandboxActions";
 import { ListFooter } from "../components/ListFooter";
 import { prisma } from "../db.server";
+import { readForm } from "../page-kit/forms.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop, sandbox } = await requireAdmin(request);
@@ -30,7 +31,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  return bulkOrdersAction(prisma, shop, await request.formData());
+  return bulkOrdersAction(prisma, shop, await readForm(request));
 };
 
 export default function Orders() {

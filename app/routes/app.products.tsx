@@ -26,6 +26,7 @@ import { useAutoRefresh } from "../components/useAutoRefresh";
 import { prisma } from "../db.server";
 import { shopTimeZone } from "../orders/shop-zone.server";
 import { shopGatewayForRequest } from "../shop/index.server";
+import { readForm } from "../page-kit/forms.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop, admin, session } = await requireAdmin(request);
@@ -39,7 +40,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shop } = await requireAdmin(request);
-  return productsAction(prisma, shop, await request.formData());
+  return productsAction(prisma, shop, await readForm(request));
 };
 
 export default function Products() {

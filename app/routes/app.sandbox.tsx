@@ -3,12 +3,13 @@ import { requireAdmin } from "../pages/context.server";
 import { sandboxEnabled } from "../sandbox/auth.server";
 import { SandboxDemoError, placeTestOrderOnce, shipTestOrder } from "../sandbox/demo.server";
 import { prisma } from "../db.server";
+import { readForm } from "../page-kit/forms.server";
 
 /** The sandbox's demo buttons (place a customer order, ship an order). 404 outside the sandbox. */
 export const action = async ({ request }: ActionFunctionArgs) => {
   if (!sandboxEnabled()) throw new Response("Not found", { status: 404 });
   const { shop } = await requireAdmin(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   const intent = form.get("intent");
   try {
     if (intent === "place-order") {

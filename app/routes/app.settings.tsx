@@ -22,6 +22,7 @@ import { type PageResult, type PartIntent, isSaveAll, refusalOf } from "../setti
 import { useSaveAll, useSettingsDrafts } from "../settings-forms/ui/useSaveAll";
 import { SaveAllOutcome } from "../settings-forms/ui/SaveAllOutcome";
 import { prisma } from "../db.server";
+import { readForm } from "../page-kit/forms.server";
 
 export const loader = async ({ request }: LoaderFunctionArgs) => {
   const { shop, sandbox } = await requireAdmin(request);
@@ -31,7 +32,7 @@ export const loader = async ({ request }: LoaderFunctionArgs) => {
 
 export const action = async ({ request }: ActionFunctionArgs) => {
   const { shop, sandbox } = await requireAdmin(request);
-  const form = await request.formData();
+  const form = await readForm(request);
   // The save bar's Save: every changed form at once, each as if posted alone.
   if (form.get("intent") === "save-all") return saveAllSettings(prisma, shop, form, { sandbox });
   return settingsAction(prisma, shop, form, { sandbox });

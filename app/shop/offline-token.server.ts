@@ -78,6 +78,8 @@ export interface OfflineTokensDeps {
   refresh: RefreshFn;
   /** Loads a session with the library's storage (the fast path, no lock). */
   load: (id: string) => Promise<Session | undefined>;
+  /** Told after a locked refresh, whatever came of it: what `load` kept of the session is stale. */
+  changed?: (id: string) => void;
   now?: () => number;
   log?: (level: "info" | "warn" | "error", msg: string, data?: object) => void;
   marginMs?: number;
@@ -257,7 +259,10 @@ export function createOfflineTokens(deps: OfflineTokensDeps): OfflineTokens {
             });
           return o;
         })
-        .finally(() => inflight.delete(key));
+        .finally(() => {
+          inflight.delete(key);
+          deps.changed?.(offlineSessionId(shop));
+        });
       inflight.set(key, p);
     }
     return p;

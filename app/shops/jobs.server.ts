@@ -6,10 +6,12 @@
 import { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { PermanentJobError, type JobHandler } from "../jobs/handler";
-import type { Db } from "../jobs/queue.server";
+import type { Db } from "../db/types";
 import { releaseAccount } from "../svc-account/webhooks.server";
 import { payloadId } from "../events/ids.server";
 import { loadEvent } from "../events/store.server";
+import { archiveBucket } from "../archive/files.server";
+import { eraseOrderFiles, eraseShopObjects, eraseShopRows } from "./redact.server";
 
 const REDACTED = { redacted: true } as const;
 
@@ -90,7 +92,13 @@ export const customersRedactJob: JobHandler = async (ctx) => {
   const req = customersRedact.safeParse(event.payload);
   if (!req.success) throw new PermanentJobError("customers/redact payload without customer");
   const { customer, orders_to_redact } = req.data;
-  const result = { customerId: customer.id, eventsRedacted: 0, ordersRedacted: 0 };
+  const result = {
+    customerId: customer.id,
+    eventsRedacted: 0,
+    ordersRedacted: 0,
+    filesDeleted: 0,
+    copiesDropped: 0,
+  };
   await ctx.commit(async (tx) => {
     const found = await eventsAboutCustomer(
       tx,
@@ -111,9 +119,10 @@ export const customersRedactJob: JobHandler = async (ctx) => {
       data: { payload: { customer: { id: customer.id }, orders_to_redact } },
     });
     result.eventsRedacted = found.length;
-    // The order rows keep the customer id, name and email (for the merchant's search) and
-    // the merchant's address corrections.
-    const orders = await tx.shopOrder.updateMany({
+    // The order rows keep the customer id, name and email (for the merchant's search), the
+    // merchant's address corrections and the fingerprint of the address shipped to; the
+    // orders' kept files (photos of the parcel and its label) and their copies to make go.
+    const orders = await tx.shopOrder.updateManyAndReturn({
       where: {
         shopDomain: event.shopDomain,
         OR: [{ customerId: customer.id }, { shopifyOrderId: { in: orders_to_redact } }],
@@ -123,37 +132,34 @@ export const customersRedactJob: JobHandler = async (ctx) => {
         customerName: null,
         customerEmail: null,
         recipient: Prisma.DbNull,
+        shippedTo: null,
       },
+      select: { id: true },
     });
-    result.ordersRedacted = orders.count;
+    result.ordersRedacted = orders.length;
+    const erased = await eraseOrderFiles(
+      tx,
+      event.shopDomain,
+      orders.map((o) => o.id),
+      archiveBucket(),
+    );
+    result.filesDeleted = erased.files;
+    result.copiesDropped = erased.tasks;
   }, result);
   return result;
 };
 
-/** Deletes everything the app holds about the shop (48 hours after uninstall). */
+/** Deletes everything the app holds about the shop (48 hours after uninstall): redact.server.ts. */
 export const shopRedactJob: JobHandler = async (ctx) => {
   const event = await loadEvent(ctx);
   const shopDomain = event?.shopDomain ?? ctx.job.shopDomain;
   if (!shopDomain) throw new PermanentJobError("shop/redact without a shop");
-  const counts: Record<string, number> = {};
+  const counts: Record<string, number> = {
+    objects: await eraseShopObjects(ctx.prisma, shopDomain, archiveBucket()),
+  };
+  // The counts are filled in before the job's completion records them with it.
   await ctx.commit(async (tx) => {
-    counts.sessions = (await tx.session.deleteMany({ where: { shop: shopDomain } })).count;
-    counts.authStates = (await tx.authState.deleteMany({ where: { shopDomain } })).count;
-    const accountIds = (
-      await tx.svcAccount.findMany({ where: { shopDomain }, select: { id: true } })
-    ).map((a) => a.id);
-    counts.paymentBatches = (
-      await tx.paymentBatch.deleteMany({ where: { svcAccountId: { in: accountIds } } })
-    ).count;
-    // Lines, shipments and timeline entries go with their orders (cascade).
-    counts.orders = (await tx.shopOrder.deleteMany({ where: { shopDomain } })).count;
-    counts.connections = (await tx.productConnection.deleteMany({ where: { shopDomain } })).count;
-    counts.svcAccounts = (await tx.svcAccount.deleteMany({ where: { shopDomain } })).count;
-    counts.events = (await tx.webhookEvent.deleteMany({ where: { shopDomain } })).count;
-    counts.jobs = (
-      await tx.job.deleteMany({ where: { shopDomain, id: { not: ctx.job.id } } })
-    ).count;
-    counts.shops = (await tx.shop.deleteMany({ where: { domain: shopDomain } })).count;
+    Object.assign(counts, await eraseShopRows(tx, shopDomain, ctx.job.id));
   }, counts as Prisma.InputJsonValue);
   return counts;
 };

@@ -2,7 +2,7 @@
  * The shop record: one row per shop that installed the app.
  */
 import type { PrismaClient } from "@prisma/client";
-import type { Db } from "../jobs/queue.server";
+import type { Db } from "../db/types";
 
 /**
  * Records an installation (the `afterAuth` hook, after every token exchange): a reinstall

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
-import { enqueue } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
 import {
   type AuthResource,
   type CodeReceiverReply,

@@ -17,7 +17,7 @@
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
 import { addTimelineMany } from "../orders/timeline.server";
-import type { Db } from "../jobs/queue.server";
+import type { Db } from "../db/types";
 
 /** The order flag of an order whose service account is not connected. */
 export const ACCOUNT_GONE_FLAG = "account_disconnected";

@@ -4,7 +4,7 @@
  * on, and the app cannot see either; a run of gaps is the sign, and registering again the cure.
  */
 import type { PrismaClient } from "@prisma/client";
-import { enqueue } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
 import { logger } from "../logger.server";
 import { SVC_ACCOUNT_JOB, WEBHOOK_GAP_GRACE_MS, WEBHOOK_GAP_THRESHOLD } from "./kinds";
 

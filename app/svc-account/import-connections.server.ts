@@ -11,7 +11,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { recheckHeld } from "../orders/recheck.server";
-import { enqueue, startForShop } from "../jobs/queue.server";
+import { enqueue, startForShop } from "../jobs/enqueue.server";
 import type { JobHandler, RecurringJob } from "../jobs/handler";
 import { type SvcClient, svcClientForAccount } from "../svc/index.server";
 

@@ -13,7 +13,8 @@
 import type { Prisma, PrismaClient, SvcAccount } from "@prisma/client";
 import { config } from "../config.server";
 import { decryptSecret } from "../crypto.server";
-import { enqueue, type Db } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
+import type { Db } from "../db/types";
 import { logger } from "../logger.server";
 import { svcClientForAccount, type SvcClient } from "../svc/client.server";
 import { SvcWebhookExistsError } from "../svc/errors";

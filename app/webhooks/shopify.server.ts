@@ -18,7 +18,7 @@
 import type { Prisma } from "@prisma/client";
 import { WebhookValidationErrorReason } from "@shopify/shopify-api";
 import { config } from "../config.server";
-import type { Db } from "../jobs/queue.server";
+import type { Db } from "../db/types";
 import { addLogContext } from "../log-context.server";
 import { logger } from "../logger.server";
 import { validateShopifyWebhook } from "../shopify.server";

@@ -1,6 +1,7 @@
 /**
- * The worker: claims due jobs, runs their handlers, records the outcome, keeps its leases
- * alive, schedules recurring jobs, and on stop finishes or releases what it holds.
+ * The worker: claims due jobs, runs each (its handler and its recorded outcome:
+ * app/worker/run-job.server.ts), keeps its leases alive, schedules recurring jobs, and on stop
+ * finishes or releases what it holds.
  *
  * It runs inside the web process in the embedded mode, and as separate processes
  * (`npm run worker`) against PostgreSQL.
@@ -8,40 +9,20 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
-import {
-  type JobContext,
-  type JobHandler,
-  PermanentJobError,
-  type RecurringJob,
-  RetryLater,
-} from "../jobs/handler";
+import type { JobHandler, RecurringJob } from "../jobs/handler";
 import {
   buryExpired,
   claim,
-  complete,
-  enqueue,
   errorMessage,
-  fail,
   heartbeat,
   type JobRow,
-  LeaseLostError,
   release,
-  reschedule,
 } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
 import { CompletionBatcher } from "../jobs/completions.server";
-import { withLogContext } from "../log-context.server";
-import { type JobOutcome, registerJobKinds, startJobTimer } from "../metrics/registry.server";
+import { registerJobKinds } from "../metrics/registry.server";
+import { executeJob, type JobRunner } from "./run-job.server";
 import { DueTimes, Sleeper } from "./sleeper";
-
-/**
- * An error that says "not now" rather than "failed": it carries `waitMs` (e.g. a shop whose
- * access Shopify revoked: ShopReauthRequiredError waits for the merchant to reconnect, and the
- * reconnection makes such jobs due at once, app/shops/shops.server.ts).
- */
-function waitOf(error: unknown): number | null {
-  const ms = (error as { waitMs?: unknown } | null)?.waitMs;
-  return typeof ms === "number" && ms > 0 ? ms : null;
-}
 
 /** Notifications this close together make one claim. */
 const NUDGE_MS = 20;
@@ -67,10 +48,20 @@ export function newWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
 }
 
-/** Enqueues the current slot of every recurring job; idempotent across all processes. */
-export async function scheduleRecurring(db: PrismaClient, jobs: RecurringJob[], now = Date.now()) {
+/**
+ * Enqueues the current slot of every recurring job; idempotent across all processes. With
+ * `scheduled` (a worker's memory of the slots it enqueued), a slot this process already
+ * enqueued costs no statement: each process writes each slot once, not every few seconds.
+ */
+export async function scheduleRecurring(
+  db: PrismaClient,
+  jobs: RecurringJob[],
+  now = Date.now(),
+  scheduled?: Map<string, number>,
+) {
   for (const r of jobs) {
     const slot = Math.floor(now / r.everyMs);
+    if (scheduled?.get(r.kind) === slot) continue;
     await enqueue(db, {
       kind: r.kind,
       payload: r.payload ?? {},
@@ -78,6 +69,7 @@ export async function scheduleRecurring(db: PrismaClient, jobs: RecurringJob[], 
       idempotencyKey: `recurring:${r.kind}:${slot}`,
       maxAttempts: 3,
     });
+    scheduled?.set(r.kind, slot);
   }
 }
 
@@ -94,13 +86,16 @@ export class Worker {
   private readonly dues = new DueTimes();
   private readonly leaseMs: number;
   private readonly recurring: RecurringJob[];
+  /** The slot of each recurring job this worker last enqueued. */
+  private readonly scheduledSlots = new Map<string, number>();
   private readonly log: NonNullable<WorkerOptions["log"]>;
   private readonly active = new Map<bigint, { controller: AbortController; done: Promise<void> }>();
   private running = false;
   private loop?: Promise<void>;
   private lastHeartbeat = 0;
   private lastHousekeeping = 0;
-  private readonly completions: CompletionBatcher;
+  /** What each job it runs is lent. */
+  private readonly runner: JobRunner;
 
   constructor(opts: WorkerOptions) {
     this.prisma = opts.prisma;
@@ -113,7 +108,13 @@ export class Worker {
     this.recurring = opts.recurring ?? [];
     this.id = opts.workerId ?? newWorkerId();
     this.log = opts.log ?? (() => {});
-    this.completions = new CompletionBatcher(this.prisma, this.id);
+    this.runner = {
+      prisma: this.prisma,
+      workerId: this.id,
+      handlers: this.handlers,
+      completions: new CompletionBatcher(this.prisma, this.id),
+      log: this.log,
+    };
     registerJobKinds(Object.keys(this.handlers));
   }
 
@@ -213,7 +214,7 @@ export class Worker {
     if (now - this.lastHousekeeping > 5_000) {
       this.lastHousekeeping = now;
       await buryExpired(this.prisma);
-      await scheduleRecurring(this.prisma, this.recurring, now);
+      await scheduleRecurring(this.prisma, this.recurring, now, this.scheduledSlots);
     }
   }
 
@@ -264,86 +265,8 @@ export class Worker {
     this.active.set(job.id, { controller, done });
   }
 
-  /** Runs a job with its id, kind and shop on every log line it writes, and times it. */
-  private async execute(job: JobRow, controller = new AbortController()): Promise<void> {
-    const context = { jobId: String(job.id), jobKind: job.kind, shop: job.shopDomain ?? undefined };
-    return withLogContext(context, async () => {
-      const timer = startJobTimer(job);
-      timer.done(await this.runJob(job, controller));
-    });
-  }
-
-  private async runJob(job: JobRow, controller: AbortController): Promise<JobOutcome> {
-    // Claims ask only for the kinds in `handlers`: every claimed job has its handler.
-    const handler = this.handlers[job.kind]!;
-    let committed = false;
-    const ctx: JobContext = {
-      job,
-      payload: job.payload,
-      prisma: this.prisma,
-      workerId: this.id,
-      signal: controller.signal,
-      commit: async (fn, result) => {
-        const out = await this.prisma.$transaction(async (tx) => {
-          const value = await fn(tx);
-          await complete(tx, job, this.id, result ?? null);
-          return value;
-        });
-        committed = true;
-        return out;
-      },
-    };
-    try {
-      const result = await handler(ctx);
-      // One UPDATE is atomic on its own: no transaction (and its round trips) needed, and the
-      // jobs that finish together share it.
-      if (!committed) await this.completions.complete(job.id, result ?? null);
-      return "completed";
-    } catch (error) {
-      if (error instanceof LeaseLostError) {
-        this.log("warn", "lease lost; another worker runs the job", { jobId: String(job.id) });
-        return "lease_lost";
-      }
-      if (error instanceof RetryLater) {
-        const written = await this.recorded(
-          reschedule(this.prisma, job, this.id, error.delayMs, error.message),
-        );
-        return written === "unknown" ? "unknown" : "rescheduled";
-      }
-      const waitMs = waitOf(error);
-      if (waitMs !== null) {
-        // Not a failure: the job waits (attempt given back) with the reason in lastError.
-        const written = await this.recorded(
-          reschedule(this.prisma, job, this.id, waitMs, errorMessage(error)),
-        );
-        this.log("warn", "job waits", { jobId: String(job.id), kind: job.kind, waitMs });
-        return written === "unknown" ? "unknown" : "rescheduled";
-      }
-      const outcome = await this.recorded(
-        fail(this.prisma, job, this.id, error, { dead: error instanceof PermanentJobError }),
-      );
-      this.log(outcome === "dead" ? "error" : "warn", "job failed", {
-        jobId: String(job.id),
-        kind: job.kind,
-        attempt: job.attempts,
-        outcome,
-        err: errorMessage(error),
-      });
-      return outcome === "dead" ? "dead" : outcome === "retry" ? "retried" : "unknown";
-    }
-  }
-
-  /**
-   * The write that records a failed or waiting job's outcome. One the database refuses (it is
-   * down, or the error text holds what it cannot store) is logged, not thrown: the job stays
-   * held until its lease runs out and then runs again, and the worker goes on.
-   */
-  private async recorded<T>(write: Promise<T>): Promise<T | "unknown"> {
-    try {
-      return await write;
-    } catch (e) {
-      this.log("error", "could not record a job failure", { err: errorMessage(e) });
-      return "unknown";
-    }
+  /** Runs a job (its outcome recorded, app/worker/run-job.server.ts). */
+  private execute(job: JobRow, controller = new AbortController()): Promise<void> {
+    return executeJob(this.runner, job, controller);
   }
 }

@@ -8,7 +8,7 @@
 import { orderName } from "../orders/shop-time";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { enqueue } from "../jobs/queue.server";
+import { enqueue } from "../jobs/enqueue.server";
 import { type JobHandler, PermanentJobError } from "../jobs/handler";
 import { productionDeps, type FulfilmentDeps } from "../orders/deps.server";
 import { requestPayment } from "../fulfilment/pay-now.server";

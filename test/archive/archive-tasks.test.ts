@@ -11,6 +11,7 @@ import {
   ARCHIVE_JOB,
   ARCHIVE_MAX_ATTEMPTS,
   ARCHIVE_MAX_BYTES,
+  ARCHIVE_MAX_FILES,
   askAndQueue,
   orderFiles,
   ordersMissing,
@@ -18,7 +19,7 @@ import {
   runArchive,
 } from "../../app/archive/archive.server";
 import { closeSvcPools } from "../../app/svc/transport.server";
-import { PNG_1PX, serveFiles } from "../helpers/file-server";
+import { PNG_1PX, publicDns, serveFiles } from "../helpers/file-server";
 import {
   accountFixture,
   prisma,
@@ -132,6 +133,31 @@ describe("queueArchive", () => {
     expect(Number(key![1])).toBeLessThanOrEqual(Math.floor(after / 10_000));
   });
 
+  it("copies at most 20 files of a purpose per order, however many the service names", async () => {
+    const o = await shopOrder();
+    const url = (i: number) => `https://files.example.com/p${String(i).padStart(3, "0")}.jpg`;
+    const many = Array.from({ length: 500 }, (_, i) => url(i));
+    expect(ARCHIVE_MAX_FILES).toBe(20);
+    expect(
+      await queueArchive(prisma, {
+        shopDomain: SHOP,
+        orderId: o.id,
+        purpose: "proof_of_delivery",
+        urls: many.slice(0, 15),
+      }),
+    ).toBe(15);
+    // The same 15 again and more: only 5 more fit; then none.
+    const more = { shopDomain: SHOP, orderId: o.id, purpose: "proof_of_delivery" as const };
+    expect(await queueArchive(prisma, { ...more, urls: many })).toBe(5);
+    expect(await queueArchive(prisma, { ...more, urls: many.slice(300) })).toBe(0);
+    const kept = await prisma.archiveTask.findMany({ where: { orderId: o.id } });
+    expect(kept.map((t) => t.sourceUrl).sort()).toEqual(many.slice(0, 20));
+    // The other purpose has its own 20.
+    expect(
+      await queueArchive(prisma, { ...more, purpose: "warehouse_photo", urls: many.slice(0, 25) }),
+    ).toBe(20);
+  });
+
   it("queues nothing, and wakes no job, for addresses already queued or none usable", async () => {
     const o = await shopOrder();
     const t = { shopDomain: SHOP, orderId: o.id, purpose: "warehouse_photo" as const };
@@ -208,7 +234,7 @@ describe("runArchive", () => {
     const out = await runArchive(prisma, { trustedHostOf: async () => "files.example.com" });
     expect(out).toMatchObject({ kept: 0, gaveUp: 1 });
     const t = await prisma.archiveTask.findFirstOrThrow({ where: { orderId: o.id } });
-    expect(t.lastError).toMatch(/private network/);
+    expect(t.lastError).toBe("the address is not allowed");
     expect(t.doneAt).not.toBeNull();
     expect(await prisma.storedFile.count()).toBe(0);
   });
@@ -320,7 +346,7 @@ describe("runArchive", () => {
     }
   });
 
-  it("records a long error cut to 300 characters, and what is thrown that is not an Error", async () => {
+  it("records a long error cut to 300 characters; a connection's own error never (no port, no oracle)", async () => {
     const o = await shopOrder();
     await queueArchive(prisma, {
       shopDomain: SHOP,
@@ -332,17 +358,27 @@ describe("runArchive", () => {
     const out = await runArchive(prisma, {
       trustedHostOf: trusted,
       now,
-      // A network library that fails with a long message, or with a bare value.
+      resolve: publicDns,
+      // The file comes, and the store fails with a long message; or the network library fails
+      // with a message naming a port, or with a bare value.
       fetchImpl: (async (url: string | URL | Request) => {
-        if (String(url).endsWith("/a.png")) throw new Error(`connect failed ${"z".repeat(400)}`);
-        throw "socket hang up";
+        if (String(url).endsWith("/a.png")) return new Response(new Uint8Array(PNG_1PX));
+        throw new Error("connect ECONNREFUSED 10.0.0.1:6379");
       }) as typeof fetch,
+      bucket: {
+        where: "test",
+        put: async () => {
+          throw new Error(`store failed ${"z".repeat(400)}`);
+        },
+        get: async () => Buffer.alloc(0),
+        delete: async () => {},
+      },
     });
     expect(out).toEqual({ kept: 0, retrying: 2, gaveUp: 0, more: false });
     const tasks = await prisma.archiveTask.findMany({ orderBy: { sourceUrl: "asc" } });
-    expect(tasks[0]!.lastError).toBe(`connect failed ${"z".repeat(400)}`.slice(0, 300));
+    expect(tasks[0]!.lastError).toBe(`store failed ${"z".repeat(400)}`.slice(0, 300));
     expect(tasks[0]!.lastError).toHaveLength(300);
-    expect(tasks[1]!.lastError).toBe("socket hang up");
+    expect(tasks[1]!.lastError).toBe("the address could not be reached");
     for (const t of tasks) expect(t.nextAt.getTime()).toBe(now + MIN);
   });
 

@@ -8,15 +8,15 @@ import { describe, expect, it } from "vitest";
 import {
   FileRefusedError,
   archiveBucket,
-  downloadFile,
   fileKind,
   fileLink,
   fileOfLink,
   saveFile,
 } from "../../app/archive/files.server";
 import { bucketFrom } from "../../app/archive/bucket.server";
+import { downloadFile } from "../../app/archive/download.server";
 import { prisma } from "../../app/db.server";
-import { PNG_1PX } from "../helpers/file-server";
+import { PNG_1PX, publicDns } from "../helpers/file-server";
 import { startS3Sim } from "../sim/s3/server";
 
 const SHOP = "files-edges.myshopify.com";
@@ -51,7 +51,11 @@ describe("the declared length", () => {
         { headers: { "content-length": String(2 * MB) } },
       );
     const a = answering({ "https://f.example/big": big });
-    const p = downloadFile("https://f.example/big", { maxBytes: MB, fetchImpl: a.fetchImpl });
+    const p = downloadFile("https://f.example/big", {
+      maxBytes: MB,
+      fetchImpl: a.fetchImpl,
+      resolve: publicDns,
+    });
     await expect(p).rejects.toBeInstanceOf(FileRefusedError);
     await expect(p).rejects.toThrow("the file is larger than 1 MB");
     expect(cancelled).toBe(true);
@@ -63,7 +67,11 @@ describe("the declared length", () => {
         }),
     });
     await expect(
-      downloadFile("https://f.example/liar", { maxBytes: MB, fetchImpl: liar.fetchImpl }),
+      downloadFile("https://f.example/liar", {
+        maxBytes: MB,
+        fetchImpl: liar.fetchImpl,
+        resolve: publicDns,
+      }),
     ).rejects.toThrow("the file is larger than 1 MB");
     const exact = Buffer.concat([PNG_1PX, Buffer.alloc(MB - PNG_1PX.length)]);
     const ok = answering({
@@ -73,6 +81,7 @@ describe("the declared length", () => {
     const got = await downloadFile("https://f.example/exact", {
       maxBytes: MB,
       fetchImpl: ok.fetchImpl,
+      resolve: publicDns,
     });
     expect(got.bytes.length).toBe(MB);
   });
@@ -91,6 +100,7 @@ describe("redirects", () => {
       const got = await downloadFile("https://f.example/r", {
         maxBytes: MB,
         fetchImpl: a.fetchImpl,
+        resolve: publicDns,
       });
       expect(got.ext, String(status)).toBe("png");
       expect(a.asked).toEqual(["https://f.example/r", "https://f.example/photo.png"]);
@@ -100,12 +110,22 @@ describe("redirects", () => {
         new Response(new Uint8Array(PNG_1PX), { headers: { location: "/elsewhere" } }),
     });
     expect(
-      (await downloadFile("https://f.example/r", { maxBytes: MB, fetchImpl: at200.fetchImpl })).ext,
+      (
+        await downloadFile("https://f.example/r", {
+          maxBytes: MB,
+          fetchImpl: at200.fetchImpl,
+          resolve: publicDns,
+        })
+      ).ext,
     ).toBe("png");
     expect(at200.asked).toEqual(["https://f.example/r"]);
     const at400 = answering({ "https://f.example/r": redirect(400, "/photo.png") });
     await expect(
-      downloadFile("https://f.example/r", { maxBytes: MB, fetchImpl: at400.fetchImpl }),
+      downloadFile("https://f.example/r", {
+        maxBytes: MB,
+        fetchImpl: at400.fetchImpl,
+        resolve: publicDns,
+      }),
     ).rejects.toThrow("the address answered HTTP 400");
     expect(at400.asked).toEqual(["https://f.example/r"]);
   });
@@ -117,20 +137,28 @@ describe("host names", () => {
       "10.example.com",
       "192.168.example.com",
       "127.0.0.1.example.com",
-      "[2001:fc::1]",
+      "[2606:4700:fc::1]",
       "[2001:fe80::1]",
-      "[2001:db8::fd]",
+      "[2a00:fd::1]",
     ];
     for (const h of hosts) {
       const a = answering({ [`http://${h}/a.png`]: png });
-      const got = await downloadFile(`http://${h}/a.png`, { maxBytes: MB, fetchImpl: a.fetchImpl });
+      const got = await downloadFile(`http://${h}/a.png`, {
+        maxBytes: MB,
+        fetchImpl: a.fetchImpl,
+        resolve: publicDns,
+      });
       expect(got.ext, h).toBe("png");
     }
-    for (const h of ["[FC00::1]", "[FE80::1]", "LOCALHOST", "Db.Internal"])
+    for (const h of ["[FC00::1]", "[FE80::1]", "LOCALHOST", "Db.Internal", "localhost."])
       await expect(
-        downloadFile(`http://${h}/a.png`, { maxBytes: MB, fetchImpl: answering({}).fetchImpl }),
+        downloadFile(`http://${h}/a.png`, {
+          maxBytes: MB,
+          fetchImpl: answering({}).fetchImpl,
+          resolve: publicDns,
+        }),
         h,
-      ).rejects.toThrow("addresses on a private network are not fetched");
+      ).rejects.toThrow("the address is not allowed");
   });
 
   it("refusals are FileRefusedError by name", async () => {

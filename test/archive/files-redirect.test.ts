@@ -5,8 +5,9 @@
  * asked, and nothing is kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FileRefusedError, downloadFile } from "../../app/archive/files.server";
-import { PNG_1PX, serveFiles } from "../helpers/file-server";
+import { downloadFile } from "../../app/archive/download.server";
+import { FileRefusedError } from "../../app/archive/files.server";
+import { PNG_1PX, publicDns, serveFiles } from "../helpers/file-server";
 
 let files: Awaited<ReturnType<typeof serveFiles>>;
 let trustedHost: string;
@@ -36,6 +37,7 @@ describe("redirects and private addresses", () => {
       maxBytes: 1024,
       trustedHost,
       fetchImpl: f.impl,
+      resolve: publicDns,
     });
     expect(got.type).toBe("image/png");
     expect(f.asked).toEqual([`${files.url}/to-public`, "https://files.example.com/photo.png"]);
@@ -57,9 +59,10 @@ describe("redirects and private addresses", () => {
         maxBytes: 1024,
         trustedHost,
         fetchImpl: f.impl,
+        resolve: publicDns,
       });
       await expect(download).rejects.toThrow(FileRefusedError);
-      await expect(download).rejects.toThrow("addresses on a private network are not fetched");
+      await expect(download).rejects.toThrow("the address is not allowed");
       expect(f.asked).toEqual([`${files.url}${path}`]);
     });
   }
@@ -71,7 +74,7 @@ describe("redirects and private addresses", () => {
     const before = files.hits.length;
     await expect(
       downloadFile(`${files.url}/hop1`, { maxBytes: 1024, trustedHost }),
-    ).rejects.toThrow("addresses on a private network are not fetched");
+    ).rejects.toThrow("the address is not allowed");
     expect(files.hits.slice(before)).toEqual(["/hop1", "/hop2"]);
   });
 });

@@ -65,6 +65,16 @@ const hhmm = (ms: number) =>
     minute: "2-digit",
     hourCycle: "h23",
   }).format(new Date(ms));
+const dayOf = (ms: number) =>
+  new Intl.DateTimeFormat("en-GB", { timeZone: ZONE, day: "numeric", month: "short" }).format(
+    new Date(ms),
+  );
+/**
+ * "places at 00:27", or "places at 29 Nov, 00:27" when the order came in on the shop's day
+ * before (an order received at 23:57 with an hour's window): what the page says of a time.
+ */
+const placesAt = (ms: number, receivedMs: number) =>
+  `places at ${dayOf(ms) === dayOf(receivedMs) ? "" : `${dayOf(ms)}, `}${hhmm(ms)}`;
 
 describe("an order in the review window", () => {
   it("is scheduled, not a problem; a shorter window moves it; Place now sends it", async () => {
@@ -77,12 +87,13 @@ describe("an order in the review window", () => {
     const scheduled = page.locator("[data-scheduled]");
     await scheduled.waitFor({ timeout: 60_000 });
     const first = await scheduledAt();
+    const received = first - 60 * 60_000;
     await expect
       .poll(() => scheduled.innerText())
-      .toContain(`Scheduled · places at ${hhmm(first)}`);
+      .toContain(`Scheduled · ${placesAt(first, received)}`);
     // Read for longer than one refresh: it stays as it is.
     await pause(PAST_A_REFRESH_MS);
-    expect(await scheduled.innerText()).toContain(`places at ${hhmm(first)}`);
+    expect(await scheduled.innerText()).toContain(placesAt(first, received));
     expect(await page.getByText("Scheduled", { exact: true }).count()).toBeGreaterThan(0);
     expect(await page.getByText("Held", { exact: true }).count()).toBe(0);
     expect(await page.getByText("Needs attention", { exact: true }).count()).toBe(0);
@@ -99,7 +110,7 @@ describe("an order in the review window", () => {
     await page.getByRole("link", { name: "Orders" }).first().click();
     await page.getByRole("heading", { name: "Orders", level: 1 }).waitFor();
     await page
-      .getByText(`Scheduled · places at ${hhmm(first)}`)
+      .getByText(`Scheduled · ${placesAt(first, received)}`)
       .first()
       .waitFor();
     await page.getByRole("link", { name: /^Needs attention \(0\)$/ }).waitFor();
@@ -131,7 +142,7 @@ describe("an order in the review window", () => {
     // Received + 20 minutes instead of + 60 (to the second: the row's time and the window's
     // start are a few milliseconds apart).
     expect(Math.abs(first - moved - 40 * 60_000)).toBeLessThan(5_000);
-    await expect.poll(() => scheduled.innerText()).toContain(`places at ${hhmm(moved)}`);
+    await expect.poll(() => scheduled.innerText()).toContain(placesAt(moved, received));
 
     // Place now: read the button, press it; it is sent and paid (sandbox: nothing charged).
     await pause();

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCatalogImport } from "../../app/catalog/import-job.server";
 import { CATALOG_JOB } from "../../app/catalog/job-kinds";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { updateSettings } from "../../app/settings.server";
 import { THREE_OPTION_SKU } from "../sim/service/catalog";
 import type { SimProduct } from "../sim/shop/server";

@@ -2,7 +2,7 @@
  * The process's row caches (app/db/row-cache.server.ts) and the reads that go through them
  * (app/svc/accounts.server.ts, `settingsForJob`): nothing is kept unless the change feed is up;
  * a change drops the entry (or all, for a lookup by another column); a read overtaken by a
- * change, or that found nothing, is not kept. On a PostgreSQL server, a change made by another
+ * change of its row, or that found nothing, is not kept; concurrent reads of a key share one load. On a PostgreSQL server, a change made by another
  * connection reaches the cache through the tables' triggers, and a rotated webhook secret stops
  * finding its account.
  */
@@ -24,8 +24,7 @@ import {
   accountsByWebhookSecret,
 } from "../../app/svc/accounts.server";
 import { hashWebhookSecret } from "../../app/svc/webhook-secret.server";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { eventually } from "../helpers/eventually";
 
 /** A loader that counts its calls and answers `value`. */
 function loader<V>(value: () => V) {
@@ -81,7 +80,7 @@ describe("a row cache", () => {
     cache.setLive(true);
     let release!: () => void;
     const slow = cache.get("k", () => new Promise((r) => (release = () => r(["old"]))));
-    cache.changed("other");
+    cache.changed("k");
     release();
     expect(await slow).toEqual(["old"]);
     const l = loader(() => ["new"]);
@@ -99,6 +98,119 @@ describe("a row cache", () => {
       await cache.get("missing", missing.load);
     }
     expect([none.calls, empty.calls, missing.calls]).toEqual([2, 2, 2]);
+  });
+
+  it("keeps a read that only another row's change overtook (keyed by row), not by another column", async () => {
+    const byRow = new RowCache<string>({ table: "T", byRowKey: true });
+    const byOther = new RowCache<string>({ table: "T", byRowKey: false });
+    for (const c of [byRow, byOther]) c.setLive(true);
+    const releases: (() => void)[] = [];
+    const slow = () => new Promise<string>((r) => releases.push(() => r("read")));
+    const reads = [byRow.get("k", slow), byOther.get("k", slow)];
+    byRow.changed("other");
+    byOther.changed("other");
+    for (const r of releases) r();
+    expect(await Promise.all(reads)).toEqual(["read", "read"]);
+    const l = loader(() => "again");
+    expect(await byRow.get("k", l.load)).toBe("read");
+    expect(await byOther.get("k", l.load)).toBe("again");
+    expect(l.calls).toBe(1);
+  });
+
+  it("shares one load among concurrent reads of a key, but not across a change of it", async () => {
+    const cache = new RowCache<string>({ table: "T", byRowKey: true });
+    cache.setLive(true);
+    let version = 1;
+    const releases: (() => void)[] = [];
+    let calls = 0;
+    const slow = () => {
+      calls++;
+      const v = `v${version}`;
+      return new Promise<string>((r) => releases.push(() => r(v)));
+    };
+    const first = [cache.get("k", slow), cache.get("k", slow), cache.get("k", slow)];
+    expect(calls).toBe(1);
+    version = 2;
+    cache.changed("k");
+    const after = cache.get("k", slow);
+    const other = cache.get("j", slow);
+    expect(calls).toBe(3);
+    for (const r of releases) r();
+    expect(await Promise.all(first)).toEqual(["v1", "v1", "v1"]);
+    expect(await after).toBe("v2");
+    expect(await other).toBe("v2");
+    expect(await cache.get("k", slow)).toBe("v2");
+    expect(calls).toBe(3);
+    // A load that failed is not shared afterwards: the next read loads again.
+    const failing = cache.get("x", () => Promise.reject(new Error("down")));
+    await expect(failing).rejects.toThrow("down");
+    expect(await cache.get("x", async () => "up")).toBe("up");
+  });
+
+  it("shares no load while the feed is down: a write since it began would not be heard", async () => {
+    const cache = new RowCache<string>({ table: "T", byRowKey: true });
+    const l = loader(() => "v");
+    await Promise.all([cache.get("k", l.load), cache.get("k", l.load)]);
+    expect(l.calls).toBe(2);
+  });
+
+  it("does not keep a read that a second change of its row overtook", async () => {
+    const cache = new RowCache<string>({ table: "T", byRowKey: true });
+    cache.setLive(true);
+    cache.changed("k");
+    let release!: () => void;
+    const slow = cache.get("k", () => new Promise((r) => (release = () => r("old"))));
+    cache.changed("k");
+    release();
+    expect(await slow).toBe("old");
+    const l = loader(() => "new");
+    expect(await cache.get("k", l.load)).toBe("new");
+    expect(l.calls).toBe(1);
+  });
+
+  it("a read begun after a change is shared until it ends, whatever the older one does", async () => {
+    const cache = new RowCache<string>({ table: "T", byRowKey: true });
+    cache.setLive(true);
+    const releases: (() => void)[] = [];
+    let calls = 0;
+    const slow = () => (calls++, new Promise<string>((r) => releases.push(() => r(`v${calls}`))));
+    const older = cache.get("k", slow);
+    cache.changed("k");
+    const newer = cache.get("k", slow);
+    releases[0]!();
+    await older;
+    const joined = cache.get("k", slow);
+    expect(calls).toBe(2);
+    releases[1]!();
+    expect(await joined).toBe(await newer);
+  });
+
+  it("past its limit of changed keys, a change drops every entry", async () => {
+    const cache = new RowCache<string>({ table: "T", byRowKey: true, maxEntries: 2 });
+    cache.setLive(true);
+    const l = loader(() => "v");
+    await cache.get("a", l.load);
+    cache.changed("x");
+    cache.changed("y");
+    await cache.get("a", l.load);
+    expect(l.calls).toBe(1);
+    cache.changed("z");
+    await cache.get("a", l.load);
+    expect(l.calls).toBe(2);
+  });
+
+  it("reads a notification's table and key at the first colon", async () => {
+    const cache = rowCache<string>({ table: "", byRowKey: true });
+    cache.setLive(true);
+    const l = loader(() => "v");
+    await cache.get("k", l.load);
+    await cache.get("j", l.load);
+    rowChanged(":k");
+    await cache.get("j", l.load);
+    expect(l.calls).toBe(2);
+    await cache.get("k", l.load);
+    expect(l.calls).toBe(3);
+    cache.setLive(false);
   });
 
   it("holds at most its limit, letting the oldest go", async () => {
@@ -156,15 +268,6 @@ function countedAccounts() {
     },
   });
   return { db: { svcAccount } as Pick<typeof prisma, "svcAccount">, sent };
-}
-
-/** Waits (up to 10 s) until `fn` holds: a notification takes a moment to arrive. */
-async function eventually(fn: () => Promise<boolean>): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
-    if (await fn()) return true;
-    await sleep(50);
-  }
-  return false;
 }
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)("the change feed on PostgreSQL", () => {

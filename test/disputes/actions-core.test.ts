@@ -10,6 +10,8 @@ import {
   DisputeInputError,
   addressLines,
   attachmentsOf,
+  DISPUTE_UPLOAD,
+  disputeFormOf,
   attachmentsToService,
   disputeErrorText,
   runDisputeForm,
@@ -20,6 +22,7 @@ import { loader as publicFileRoute } from "../../app/routes/files.$token";
 import * as E from "../../app/svc/errors";
 import { serveRoutes } from "../helpers/app-server";
 import { PNG_1PX, serveFiles } from "../helpers/file-server";
+import { saveFile } from "../../app/archive/files.server";
 import { type DisputeFixture, disputeFixture, prisma } from "./fixture";
 
 const SHOP = "disputes-actions.myshopify.com";
@@ -177,6 +180,86 @@ describe("the form's attachments", () => {
       "tiny.png is not a photo (jpg, png, webp, gif) or a video (mp4, mov, webm).",
     );
     expect(await prisma.storedFile.count({ where: { shopDomain: SHOP } })).toBe(0);
+  });
+
+  it("a refusal keeps no file: every file and address is checked before one is kept", async () => {
+    // A good photo, then a bad one; a good photo, then a bad address.
+    await refused(
+      { files: [photo("good.png"), new File([PDF], "invoice.pdf")] },
+      "files",
+      "invoice.pdf is not a photo (jpg, png, webp, gif) or a video (mp4, mov, webm).",
+    );
+    await refused(
+      { files: [photo("good.png")], addresses: ["not an address"] },
+      "addresses",
+      '"not an address" is not a web address. Put one address on each line, starting with https:// and without spaces.',
+    );
+    expect(await prisma.storedFile.count({ where: { shopDomain: SHOP } })).toBe(0);
+  });
+
+  it("a copy the service fails deletes the files this post kept", async () => {
+    const before = calls("uploadFile").length;
+    // The second source is an address the service refuses (not public).
+    const e = await failure(
+      toService({ files: [photo("kept.png")], addresses: ["http://10.0.0.1/x.png"] }),
+    );
+    expect(e).not.toBeInstanceOf(DisputeInputError);
+    expect(calls("uploadFile")).toHaveLength(before + 2);
+    expect(await prisma.storedFile.count({ where: { shopDomain: SHOP } })).toBe(0);
+  });
+
+  it("that deletion takes only the post's own files, of its own shop", async () => {
+    const earlier = await saveFile(prisma, {
+      shopDomain: SHOP,
+      purpose: "dispute_upload",
+      name: "earlier.png",
+      bytes: PNG_1PX,
+      type: "image/png",
+    });
+    const elsewhere = await saveFile(prisma, {
+      shopDomain: "another-shop.myshopify.com",
+      purpose: "dispute_upload",
+      name: "theirs.png",
+      bytes: PNG_1PX,
+      type: "image/png",
+    });
+    await failure(toService({ files: [photo("kept.png")], addresses: ["http://10.0.0.1/x.png"] }));
+    const left = await prisma.storedFile.findMany({ select: { id: true } });
+    expect(left.map((f) => f.id).sort()).toEqual([earlier.id, elsewhere.id].sort());
+    await prisma.storedFile.deleteMany({ where: { id: { in: [earlier.id, elsewhere.id] } } });
+  });
+
+  it("a dispute page's post: its form, or a refusal by its field; what is not a form is a 400", async () => {
+    expect(DISPUTE_UPLOAD).toEqual({
+      fileField: "files",
+      maxFiles: 6,
+      maxFileBytes: 10 * 1024 * 1024,
+      maxFieldBytes: 64 * 1024,
+    });
+    const plain = new Request("https://app.test/app/disputes/1", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "intent=cancel",
+    });
+    const form = await disputeFormOf(plain, SHOP, "reply");
+    expect(form).toBeInstanceOf(FormData);
+    expect((form as FormData).get("intent")).toBe("cancel");
+    const seven = new FormData();
+    for (let i = 0; i < 7; i++) seven.append("files", photo(`p${i}.png`));
+    const many = new Request("https://app.test/app/disputes/new", { method: "POST", body: seven });
+    expect(await disputeFormOf(many, SHOP, "open")).toEqual({
+      ok: false,
+      intent: "open",
+      errors: { files: "Attach at most 6 files." },
+    });
+    const json = new Request("https://app.test/app/disputes/1", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    const thrown = await disputeFormOf(json, SHOP, "reply").catch((x: unknown) => x);
+    expect(thrown).toBeInstanceOf(Response);
+    expect((thrown as Response).status).toBe(400);
   });
 
   it("refuses what is not a web address, by line, shortened past 80 characters", async () => {

@@ -15,7 +15,7 @@ import { cancelDispute, replyToDispute } from "../../app/disputes/reply-cancel.s
 import { DISPUTE_JOB } from "../../app/disputes/jobs.server";
 import { listDisputes } from "../../app/disputes/page.server";
 import { HISTORY_DAYS, syncDisputes } from "../../app/disputes/sync.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { loader as publicFileRoute } from "../../app/routes/files.$token";
 import { serveRoutes } from "../helpers/app-server";
 import { PNG_1PX, serveFiles } from "../helpers/file-server";

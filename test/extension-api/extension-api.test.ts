@@ -74,7 +74,8 @@ describe("the extensions' backend", () => {
       token(SHOP_A),
     );
     expect(res.status).toBe(200);
-    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-origin")).toBe(ADMIN_ORIGIN);
+    expect(res.headers.get("vary")).toContain("Origin");
     expect(res.headers.get("cache-control")).toBe("no-store");
     const { orders } = (await res.json()) as { orders: Array<Record<string, unknown>> };
     expect(orders).toHaveLength(2);
@@ -98,6 +99,35 @@ describe("the extensions' backend", () => {
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-headers")).toContain("Authorization");
+  });
+
+  it("names Shopify's admin origins in CORS, never *, and none for another origin", async () => {
+    const held = await heldOrder();
+    const path = `/api/ext/orders?id=${encodeURIComponent(held.gid)}`;
+    for (const origin of ["https://admin.shopify.com", ADMIN_ORIGIN]) {
+      const res = await fetch(`${app.url}${path}`, {
+        headers: {
+          Origin: origin,
+          "User-Agent": BROWSER_UA,
+          Authorization: `Bearer ${token(SHOP_A)}`,
+        },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("access-control-allow-origin")).toBe(origin);
+    }
+    const other = await fetch(`${app.url}${path}`, {
+      headers: {
+        Origin: "https://evil.example",
+        "User-Agent": BROWSER_UA,
+        Authorization: `Bearer ${token(SHOP_A)}`,
+      },
+    });
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
+    const preflight = await fetch(`${app.url}/api/ext/orders`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
+    });
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
   });
 
   it("a token of shop B neither reads nor acts on shop A's order", async () => {
@@ -132,9 +162,14 @@ describe("the extensions' backend", () => {
       expect(res.status).toBe(401);
       expect(await res.text()).not.toContain(held.row.id);
     }
+    // Without a token: 401 (not the login page's redirect), with CORS for the admin so the
+    // extension can read it.
     const none = await ext(path, null);
-    expect(none.ok).toBe(false);
-    expect(await none.text()).not.toContain(held.row.id);
+    expect(none.status).toBe(401);
+    expect(none.headers.get("access-control-allow-origin")).toBe(ADMIN_ORIGIN);
+    expect(await none.json()).toEqual({ error: "A session token is required." });
+    const noneAct = await ext("/api/ext/orders", null, { method: "POST", body: "{}" });
+    expect(noneAct.status).toBe(401);
     // Nor can a forged token act.
     const act = await ext("/api/ext/orders", forged, {
       method: "POST",

@@ -17,7 +17,7 @@ import { cancelOrder } from "../../app/fulfilment/actions.server";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
 import { payAccount } from "../../app/fulfilment/pay/index.server";
 import { JOB } from "../../app/orders/schedule.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { recheckHeld, SETTINGS_CAUSES } from "../../app/orders/recheck.server";
 import { labelModeReason, updateSettings } from "../../app/settings.server";
 import { type ServiceSim, startServiceSim } from "../sim/service/index";

@@ -9,7 +9,7 @@ import { payNowAction } from "../../app/workqueue/order-actions.server";
 import { requestPayment } from "../../app/fulfilment/pay-now.server";
 import { CREATED_WATCH_AFTER_MS } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { type Harness, prisma, startHarness } from "./harness";
 
 let h: Harness;

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { retryOrder } from "../../app/fulfilment/actions.server";
 import { JOB } from "../../app/orders/schedule.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 

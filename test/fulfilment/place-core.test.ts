@@ -25,7 +25,7 @@ import {
   receiveShopOrder,
 } from "../../app/fulfilment/place/index.server";
 import { JOB } from "../../app/orders/schedule.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { currentLogContext, withLogContext } from "../../app/log-context.server";
 import { DEFAULT_SETTINGS, type ShopSettings, updateSettings } from "../../app/settings.server";
 import type { ShopOrder as ShopifyOrder } from "../../app/shop/gateway.server";
@@ -192,12 +192,23 @@ describe("receiving the order webhook", () => {
       nowMs: now + 1000,
     });
     expect(again).toEqual({ orderId: first.orderId, created: false });
+    // Cancelled in the shop since: still the order already stored, nothing more.
+    const cancelled = await receiveShopOrder(prisma, {
+      shopDomain: SHOP,
+      topic: "orders/paid",
+      payload: { ...payload, cancelled_at: "2026-01-01T00:00:00Z" },
+      nowMs: now + 2000,
+    });
+    expect(cancelled).toEqual({ orderId: first.orderId, created: false });
     expect(
       await prisma.shopOrder.count({
         where: { shopDomain: SHOP, shopifyOrderId: String(placed.legacyId) },
       }),
     ).toBe(1);
     expect((await row(first.orderId!)).timeline).toHaveLength(1);
+    // Its times are the moment it was stored (UTC, as every other time of the row).
+    expect(Math.abs(r.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
+    expect(r.updatedAt).toEqual(r.createdAt);
   });
 
   it("accepts a text id, no name and no customer; a sandbox shop marks the order sandbox", async () => {
@@ -274,6 +285,8 @@ describe("receiving the order webhook", () => {
       reasonMessage: "Waiting 5 minutes (the review window) before sending it to the service.",
       placeAfter,
     });
+    // One entry: the hold says it was received, and until when.
+    expect(stored.timeline).toHaveLength(1);
     expect(stored.timeline[0]).toMatchObject({
       step: "received",
       outcome: "held",

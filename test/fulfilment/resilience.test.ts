@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reconcileAccount } from "../../app/fulfilment/reconcile/index.server";
 import { JOB } from "../../app/orders/schedule.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import type { SimOrder } from "../sim/service/index";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 

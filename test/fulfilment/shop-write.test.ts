@@ -70,6 +70,15 @@ describe("what a parcel still lacks in the shop", () => {
     expect(await stillToWrite(g, [fulfilment(1, "SUCCESS", "T")], lines)).toEqual([
       { lineItemId: "11", quantity: 1 },
     ]);
+    // Written whole means that line's own quantity, not another line's.
+    const second = gateway({ [fid(1)]: [{ lineItemId: lid(11), quantity: null }] });
+    const small = [
+      { lineItemId: "10", quantity: 1 },
+      { lineItemId: "11", quantity: 5 },
+    ];
+    expect(await stillToWrite(second, [fulfilment(1, "SUCCESS", "T")], small)).toEqual([
+      { lineItemId: "10", quantity: 1 },
+    ]);
     // A line of the fulfilment that is not the parcel's, its quantity unsaid: nothing of it.
     const other = gateway({ [fid(1)]: [{ lineItemId: lid(99), quantity: null }] });
     expect(await stillToWrite(other, [fulfilment(1, "SUCCESS", "T")], lines)).toEqual(lines);

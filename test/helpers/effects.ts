@@ -1,4 +1,4 @@
-import type { Db } from "../../app/jobs/queue.server";
+import type { Db } from "../../app/db/types";
 
 /**
  * A table the tests' job handlers write their effects to, one row per run, with no unique

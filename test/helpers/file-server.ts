@@ -35,3 +35,9 @@ export async function serveFiles(paths: Record<string, FileAnswer>) {
   const l = await listenOnLoopback(server);
   return { ...l, hits, paths };
 }
+
+/**
+ * A resolver for the tests' made-up public names (files.example.com …): every name is a public
+ * address, so the download's rules are what is tested, not this machine's DNS.
+ */
+export const publicDns = async (_hostname: string): Promise<string[]> => ["93.184.216.34"];

@@ -2,7 +2,7 @@ import type { PrismaClient } from "@prisma/client";
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { exited, spawnTs, waitForLine } from "./child";
 import { createEffectsTable, effectCounts } from "./effects";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedDatabase, prisma } from "../../app/db.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { Worker } from "../../app/worker/worker.server";
 import { exited, spawnTs, waitForLine } from "../helpers/child";
 import { createEffectsTable, effectCounts, recordEffect } from "../helpers/effects";

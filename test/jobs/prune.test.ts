@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { handlers } from "../../app/worker/registry.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { Worker } from "../../app/worker/worker.server";
 
 const DAY = 86400_000;

@@ -14,15 +14,14 @@ import {
   claim,
   complete,
   completeMany,
-  enqueue,
   errorMessage,
   fail,
   heartbeat,
   LeaseLostError,
   release,
   reschedule,
-  startForShop,
 } from "../../app/jobs/queue.server";
+import { enqueue, startForShop } from "../../app/jobs/enqueue.server";
 
 beforeEach(async () => {
   await prisma.job.deleteMany();

@@ -5,14 +5,8 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
-import {
-  claim,
-  complete,
-  enqueue,
-  enqueueOrMerge,
-  fail,
-  pendingCount,
-} from "../../app/jobs/queue.server";
+import { claim, complete, fail } from "../../app/jobs/queue.server";
+import { enqueue, enqueueOrMerge, pendingCount } from "../../app/jobs/enqueue.server";
 
 beforeEach(async () => {
   await prisma.job.deleteMany();

@@ -5,9 +5,9 @@ import {
   buryExpired,
   claim,
   complete,
-  enqueue,
   LeaseLostError,
 } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { RetryLater } from "../../app/jobs/handler";
 import { scheduleRecurring, Worker } from "../../app/worker/worker.server";
 import { createEffectsTable, effectCounts, recordEffect } from "../helpers/effects";
@@ -160,6 +160,27 @@ describe("job queue", () => {
     expect(await prisma.job.count({ where: { kind: "tick" } })).toBe(1);
     await scheduleRecurring(prisma, jobs, now + 3600_000);
     expect(await prisma.job.count({ where: { kind: "tick" } })).toBe(2);
+  });
+
+  it("writes a slot once per process when given the process's memory of its slots", async () => {
+    const now = Date.UTC(2026, 10, 22, 11, 30);
+    const jobs = [
+      { kind: "tock", everyMs: 3600_000 },
+      { kind: "tack", everyMs: 60_000 },
+    ];
+    const scheduled = new Map<string, number>();
+    await scheduleRecurring(prisma, jobs, now, scheduled);
+    // The slot's job is gone (pruned): this process does not write the same slot again.
+    await prisma.job.deleteMany({ where: { kind: { in: ["tock", "tack"] } } });
+    await scheduleRecurring(prisma, jobs, now + 30_000, scheduled);
+    expect(await prisma.job.count({ where: { kind: { in: ["tock", "tack"] } } })).toBe(0);
+    // A new slot of one kind is written; the other's slot has not changed.
+    await scheduleRecurring(prisma, jobs, now + 60_000, scheduled);
+    const kinds = await prisma.job.findMany({ where: { kind: { in: ["tock", "tack"] } } });
+    expect(kinds.map((j) => j.kind)).toEqual(["tack"]);
+    // Another process (no memory of these slots) writes what is missing.
+    await scheduleRecurring(prisma, jobs, now + 60_000);
+    expect(await prisma.job.count({ where: { kind: { in: ["tock", "tack"] } } })).toBe(2);
   });
 
   it("records a handler's effect with its completion, once", async () => {

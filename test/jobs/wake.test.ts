@@ -10,7 +10,8 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { splitSchema } from "../../app/db/migrations.server";
-import { claim, enqueue } from "../../app/jobs/queue.server";
+import { claim } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { type JobWake, listenForJobs } from "../../app/jobs/wake.server";
 import { Worker } from "../../app/worker/worker.server";
 

@@ -10,7 +10,7 @@ import type { PrismaClient } from "@prisma/client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { currentLogContext } from "../../app/log-context.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { type JobContext, RetryLater } from "../../app/jobs/handler";
 import { Worker } from "../../app/worker/worker.server";
 import { jobRuns } from "../../app/metrics/registry.server";
@@ -255,6 +255,49 @@ describe("a worker running its jobs", () => {
       async () => (await prisma.job.count({ where: { state: "completed" } })) === 4,
       "all four completed",
     );
+  });
+
+  it("a lost wake-up connection makes it look at once; one that comes back does not", async () => {
+    const spy = spied();
+    const w = worker(
+      spy.db,
+      { k: async () => {} },
+      { pollMs: 10 * MINUTE, listeningPollMs: 10 * MINUTE },
+    );
+    w.setListening(true);
+    w.start();
+    await until(() => spy.sent("claim").length === 1, "the first claim");
+    await sleep(200);
+    const claims = spy.sent("claim").length;
+    w.setListening(true);
+    await sleep(300);
+    expect(spy.sent("claim")).toHaveLength(claims);
+    w.setListening(false);
+    await until(() => spy.sent("claim").length > claims, "a claim once the connection is lost");
+  });
+
+  it("listening and full, a job that came meanwhile starts as soon as a slot frees", async () => {
+    const spy = spied();
+    const a = await enqueue(prisma, { kind: "k" });
+    const { started, handler, finish } = gated();
+    const w = worker(
+      spy.db,
+      { k: handler },
+      { pollMs: 10 * MINUTE, listeningPollMs: 10 * MINUTE, concurrency: 1 },
+    );
+    w.setListening(true);
+    w.start();
+    await until(() => started.length === 1, "the first job");
+    // The notification of the second job comes while the worker is full: it can take none.
+    const b = await enqueue(prisma, { kind: "k" });
+    w.nudge();
+    await sleep(200);
+    expect(started).toEqual([a.id]);
+    // No notification tells that a slot is free: the finished job itself calls for a claim.
+    finish(a.id);
+    await until(() => started.length === 2, "the second job, long before a poll");
+    expect(started[1]).toBe(b.id);
+    finish(b.id);
   });
 
   it("a follow-up job that a finishing job enqueues starts at once, not a poll later", async () => {

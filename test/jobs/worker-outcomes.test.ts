@@ -6,7 +6,8 @@
 import { hostname } from "node:os";
 import { beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
-import { claim, enqueue } from "../../app/jobs/queue.server";
+import { claim } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { type JobContext, PermanentJobError, RetryLater } from "../../app/jobs/handler";
 import { scheduleRecurring, Worker } from "../../app/worker/worker.server";
 import { jobFailures, jobRuns } from "../../app/metrics/registry.server";

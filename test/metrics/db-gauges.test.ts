@@ -5,7 +5,8 @@
 import { PrismaClient } from "@prisma/client";
 import { beforeEach, describe, expect, it } from "vitest";
 import { pgAdapterFor, prisma } from "../../app/db.server";
-import { claim, enqueue } from "../../app/jobs/queue.server";
+import { claim } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { PermanentJobError, RetryLater } from "../../app/jobs/handler";
 import { Worker, type WorkerOptions } from "../../app/worker/worker.server";
 import { dbGauges } from "../../app/metrics/db-gauges.server";

@@ -7,7 +7,7 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { embeddedDatabase, prisma } from "../../app/db.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { exited, spawnTs, waitForLine } from "../helpers/child";
 import { parseMetrics, value } from "./scrape";
 

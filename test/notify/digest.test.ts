@@ -7,7 +7,7 @@
  * same message; the SMTP password never reaches an error.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { Worker } from "../../app/worker/worker.server";
 import { NOTIFY_JOB, notifyHandlers } from "../../app/notify/jobs.server";
 import { smtpMailer } from "../../app/notify/mailer.server";

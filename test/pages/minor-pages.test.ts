@@ -4,15 +4,13 @@
  * service simulator over real HTTP.
  */
 import type { PrismaClient } from "@prisma/client";
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ServiceSim, startServiceSim } from "../sim/service";
+import type { ServiceSim } from "../sim/service";
 import { client, orderBody, variants } from "../sim/service/test-helpers";
 import { callRoute } from "../helpers/remix";
+import { installSandboxShop, startSandboxPages, type Route, UA } from "../helpers/sandbox-shop";
 
 const SHOP = "minors-test.myshopify.com";
-const UA = "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36";
-type Route = (args: ActionFunctionArgs | LoaderFunctionArgs) => unknown;
 
 let sim: ServiceSim;
 let prisma: PrismaClient;
@@ -46,11 +44,7 @@ async function call(
 }
 
 beforeAll(async () => {
-  sim = await startServiceSim({ allowLoopbackWebhooks: true });
-  process.env.SANDBOX = "1";
-  process.env.SVC_BASE_URL = sim.url;
-  process.env.SHOPIFY_APP_URL = "http://localhost:3000";
-  ({ prisma } = await import("../../app/db.server"));
+  ({ sim, prisma } = await startSandboxPages());
   apiKey = sim.createAccount({ balance: "120.00" }).apiKey;
   const [signin, index, sandbox, settings, catalog, inventory] = await Promise.all([
     import("../../app/routes/sandbox.signin"),
@@ -70,17 +64,7 @@ beforeAll(async () => {
     catalogAction: catalog.action as Route,
     inventoryLoader: inventory.loader as Route,
   };
-  await prisma.session.create({
-    data: {
-      id: `offline_${SHOP}`,
-      shop: SHOP,
-      state: "x",
-      isOnline: false,
-      accessToken: "simtoken_test",
-      scope: "read_orders",
-    },
-  });
-  await prisma.shop.create({ data: { domain: SHOP } });
+  await installSandboxShop(prisma, SHOP);
   const signedIn = await call(routes.signin, "/sandbox/signin");
   cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0]!;
   expect(cookie).toMatch(/^sandbox_shop=/);

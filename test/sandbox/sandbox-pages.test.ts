@@ -4,15 +4,13 @@
  * answered by field and changes nothing; secrets never reach a page's data.
  */
 import type { PrismaClient } from "@prisma/client";
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServiceSim, startServiceSim } from "../sim/service";
 import { callRoute } from "../helpers/remix";
+import { installSandboxShop, type Route, UA } from "../helpers/sandbox-shop";
 import { LABEL_MODE_REFUSED } from "../../app/settings.server";
 
 const SHOP = "pages-test.myshopify.com";
-const UA = "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36";
-type Route = (args: ActionFunctionArgs | LoaderFunctionArgs) => unknown;
 
 let sim: ServiceSim;
 let prisma: PrismaClient;
@@ -68,17 +66,7 @@ beforeAll(async () => {
     catalogAction: catalogRoute.action as Route,
     dashboard: dashboard.loader as Route,
   };
-  await prisma.session.create({
-    data: {
-      id: `offline_${SHOP}`,
-      shop: SHOP,
-      state: "x",
-      isOnline: false,
-      accessToken: "simtoken_test",
-      scope: "read_orders",
-    },
-  });
-  await prisma.shop.create({ data: { domain: SHOP } });
+  await installSandboxShop(prisma, SHOP);
 });
 
 afterAll(async () => {

@@ -11,12 +11,13 @@ export interface Outcome {
 }
 
 /**
- * POSTs `bytes` bytes (declared with Content-Length, or chunked), streamed from one shared
- * buffer so the client holds no body in memory; stops sending as soon as an answer arrives.
+ * POSTs `bytes` bytes (declared with Content-Length, or chunked), `prefix` first (a multipart
+ * part's head) then streamed from one shared buffer so the client holds no body in memory;
+ * stops sending as soon as an answer arrives.
  */
 export function sendBig(
   url: string,
-  opts: { bytes: number; chunked: boolean; headers?: Record<string, string> },
+  opts: { bytes: number; chunked: boolean; headers?: Record<string, string>; prefix?: Buffer },
 ): Promise<Outcome> {
   return new Promise((resolve) => {
     const u = new URL(url);
@@ -47,6 +48,10 @@ export function sendBig(
     const closed = new Promise((r) => req.once("close", r));
     void (async () => {
       let sent = 0;
+      if (opts.prefix) {
+        req.write(opts.prefix);
+        sent += opts.prefix.length;
+      }
       while (sent < opts.bytes && !done) {
         const room = req.write(CHUNK);
         sent += CHUNK.length;

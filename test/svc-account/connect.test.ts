@@ -225,7 +225,7 @@ describe("the authorization-code flow", () => {
 
 describe("the queue", () => {
   it("cancels jobs no handler knows, so they never wait in the claim query", async () => {
-    const { enqueue } = await import("../../app/jobs/queue.server");
+    const { enqueue } = await import("../../app/jobs/enqueue.server");
     const old = new Date(Date.now() - 2 * 3600_000);
     const stale = await enqueue(prisma, { kind: "svc:DISPUTE", runAt: old });
     const ev = await prisma.webhookEvent.create({

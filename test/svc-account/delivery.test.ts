@@ -34,7 +34,7 @@ process.env.SHOPIFY_APP_URL = `http://127.0.0.1:${(forwarder.address() as Addres
 const { prisma, startHarness } = await import("../fulfilment/harness");
 const { registerAccountWebhooks } = await import("../../app/svc-account/webhooks.server");
 const { reconcileAccount } = await import("../../app/fulfilment/reconcile/index.server");
-const { enqueue } = await import("../../app/jobs/queue.server");
+const { enqueue } = await import("../../app/jobs/enqueue.server");
 const { SVC_ACCOUNT_JOB } = await import("../../app/svc-account/kinds");
 
 let h: Harness;

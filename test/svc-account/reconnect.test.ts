@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { scheduleTrackHints } from "../../app/orders/schedule.server";
-import { enqueue } from "../../app/jobs/queue.server";
+import { enqueue } from "../../app/jobs/enqueue.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { ACCOUNT_GONE_FLAG, followAccount } from "../../app/svc-account/follow.server";
 import { connectApiKey } from "../../app/svc-account/connect.server";

@@ -40,14 +40,18 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("three processes sharing one acc
     expect(count("getOrderDetailBatch")).toBe(9);
     expect(count("getProofOfDelivery")).toBe(3);
     expect(count("getBalance")).toBe(6);
-    // The limiter spaces the calls it lets go: no one-second window holds more accepted batch
-    // queries than the account allows.
-    const queries = accepted.filter(
-      (c) => c.op === "getOrderDetailBatch" || c.op === "getProofOfDelivery",
-    );
-    for (const c of queries) {
-      const inWindow = queries.filter((d) => d.at >= c.at && d.at < c.at + 1000).length;
-      expect(inWindow).toBeLessThanOrEqual(2);
+    // The service counts each operation in a sliding one-second window: no window holds more
+    // accepted calls of one operation than the account's query rate, whatever the timing. (The
+    // app's limiter counts both query operations together, the stricter reading; on a loaded
+    // machine a call it lets go late may bunch with the next, and the service then refuses or
+    // takes it by its own count: the limiter's spacing is asserted on a fake clock, in
+    // test/svc/limiter.test.ts, not here.)
+    for (const op of ["getOrderDetailBatch", "getProofOfDelivery"]) {
+      const mine = accepted.filter((c) => c.op === op);
+      for (const c of mine) {
+        const inWindow = mine.filter((d) => d.at >= c.at && d.at < c.at + 1000).length;
+        expect(inWindow).toBeLessThanOrEqual(2);
+      }
     }
   }, 120_000);
 });

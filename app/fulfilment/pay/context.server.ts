@@ -4,7 +4,7 @@
  * small reads and writes of a batch the steps use (the service's statuses: svc/order-statuses.ts).
  */
 import type { PaymentBatch, Prisma, ShopOrder } from "@prisma/client";
-import type { Db } from "../../jobs/queue.server";
+import type { Db } from "../../db/types";
 import type { SvcClient } from "../../svc/client.server";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import type { ShopSettings } from "../../settings.server";

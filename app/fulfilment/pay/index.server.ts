@@ -10,7 +10,7 @@
  * state). The balance it goes by is in balance.server.ts, the holds in hold.server.ts.
  */
 import type { Prisma } from "@prisma/client";
-import { pendingCount } from "../../jobs/queue.server";
+import { pendingCount } from "../../jobs/enqueue.server";
 import { addLogContext } from "../../log-context.server";
 import { getSettings, labelModeReason } from "../../settings.server";
 import type { FulfilmentDeps } from "../../orders/deps.server";

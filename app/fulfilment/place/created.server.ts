@@ -6,7 +6,7 @@
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { costGuardReason } from "../../orders/cost-guard";
-import { pendingCount } from "../../jobs/queue.server";
+import { pendingCount } from "../../jobs/enqueue.server";
 import { CREATING_PAY_WINDOW_SECONDS, JOB, schedulePay } from "../../orders/schedule.server";
 import { addTimeline } from "../../orders/timeline.server";
 import { transition } from "../../orders/transition.server";

@@ -5,7 +5,7 @@
  */
 import type { ShopOrder as OrderRow, ShopOrderLine as LineRow } from "@prisma/client";
 import { chooseSuppliers } from "../../catalog/suppliers.server";
-import type { Db } from "../../jobs/queue.server";
+import type { Db } from "../../db/types";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { addTimeline } from "../../orders/timeline.server";
 import type {
@@ -47,28 +47,31 @@ export async function saveLines(
   const variantIds = shippable.flatMap((l) =>
     l.variantId ? [l.variantId, numericId(l.variantId) ?? l.variantId] : [],
   );
-  const connections = await db.productConnection.findMany({
-    where: { shopDomain: order.shopDomain, shopifyVariantId: { in: variantIds } },
+  // One read: this shop's connections of the lines' variants, and which variants have backups.
+  const found = await db.$queryRaw<
+    { variantId: string; svcVid: string | null; backup: boolean }[]
+  >`SELECT "shopifyVariantId" AS "variantId", "svcVid", false AS "backup"
+      FROM "ProductConnection"
+      WHERE "shopDomain" = ${order.shopDomain} AND "shopifyVariantId" = ANY(${variantIds}::text[])
+    UNION ALL
+    SELECT DISTINCT "shopifyVariantId", NULL, true FROM "BackupSupplier"
+      WHERE "shopDomain" = ${order.shopDomain} AND "shopifyVariantId" = ANY(${variantIds}::text[])`;
+  const vids = new Map(found.flatMap((c) => (c.backup ? [] : [[c.variantId, c.svcVid]])));
+  const backedUp = new Set(found.flatMap((c) => (c.backup ? [c.variantId] : [])));
+  const vidOf = (variantId: string | null) =>
+    (variantId && (vids.get(variantId) ?? vids.get(numericId(variantId) ?? ""))) || null;
+  const needs = shippable.flatMap((l) => {
+    const primaryVid = vidOf(l.variantId);
+    const variantId = numericId(l.variantId);
+    return primaryVid && variantId ? [{ variantId, primaryVid, quantity: l.currentQuantity }] : [];
   });
-  const vidOf = (variantId: string | null) => {
-    if (!variantId) return null;
-    const n = numericId(variantId);
-    return (
-      connections.find((c) => c.shopifyVariantId === variantId || c.shopifyVariantId === n)
-        ?.svcVid ?? null
-    );
-  };
   // A line whose first supplier is out of stock (or removed) goes to the first backup with stock.
+  // Only a variant with backups can: the others are not looked at (one read less).
   const picks = await chooseSuppliers(
     db,
     order.shopDomain,
-    shippable.flatMap((l) => {
-      const primaryVid = vidOf(l.variantId);
-      const variantId = numericId(l.variantId);
-      return primaryVid && variantId
-        ? [{ variantId, primaryVid, quantity: l.currentQuantity }]
-        : [];
-    }),
+    // Stryker disable next-line MethodExpression: all the needs give the same picks, in more reads
+    needs.filter((n) => backedUp.has(n.variantId)),
     countries,
   );
   const switched = shippable.flatMap((l) => {
@@ -89,30 +92,18 @@ export async function saveLines(
     requiresShipping: true,
     svcVid: picks.get(numericId(l.variantId) ?? "")?.vid ?? vidOf(l.variantId),
   }));
-  await db.$transaction(async (tx) => {
+  const renamed = Boolean(shopOrder.name && shopOrder.name !== order.shopifyOrderName);
+  // The usual case is one statement; a rename or a supplier choice to tell takes a transaction.
+  // Stryker disable next-line ConditionalExpression: the transaction does the same, in more statements
+  if (!switched.length && !renamed) return upsertLines(db, order.id, rows);
+  return db.$transaction(async (tx) => {
     // The choice is told once (not again when the placement is retried).
-    const before = switched.length
-      ? await tx.shopOrderLine.findMany({
-          where: { orderId: order.id },
-          select: { shopifyLineItemId: true, svcVid: true },
-        })
-      : [];
-    for (const r of rows) {
-      await tx.shopOrderLine.upsert({
-        where: {
-          orderId_shopifyLineItemId: { orderId: order.id, shopifyLineItemId: r.shopifyLineItemId },
-        },
-        create: { orderId: order.id, ...r },
-        update: r,
-      });
-    }
-    await tx.shopOrderLine.deleteMany({
-      where: {
-        orderId: order.id,
-        shopifyLineItemId: { notIn: rows.map((r) => r.shopifyLineItemId) },
-      },
+    const before = await tx.shopOrderLine.findMany({
+      where: { orderId: order.id },
+      select: { shopifyLineItemId: true, svcVid: true },
     });
-    if (shopOrder.name && shopOrder.name !== order.shopifyOrderName) {
+    const saved = await upsertLines(tx, order.id, rows);
+    if (renamed) {
       await tx.shopOrder.update({
         where: { id: order.id },
         data: { shopifyOrderName: shopOrder.name },
@@ -129,9 +120,45 @@ export async function saveLines(
           `the first supplier (${pick.passedOver!.vid}) is ${pick.passedOver!.reason}.`,
       });
     }
+    return saved;
   });
-  return db.shopOrderLine.findMany({
-    where: { orderId: order.id },
-    orderBy: { shopifyLineItemId: "asc" },
-  });
+}
+
+type LineFields = Omit<LineRow, "id" | "orderId" | "unitPriceUsd" | "fulfilledQuantity">;
+
+/**
+ * The order's lines become `rows` in one statement: each saved by its Shopify line id (added,
+ * or updated in place), every other line of the order deleted; returns them all, by line id.
+ */
+async function upsertLines(db: Db, orderId: string, rows: LineFields[]): Promise<LineRow[]> {
+  // One row per line id (the last one wins, as it would saving them one by one).
+  const unique = [...new Map(rows.map((r) => [r.shopifyLineItemId, r])).values()];
+  return db.$queryRaw<LineRow[]>`
+    WITH incoming AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(unique)}::jsonb) AS r(
+        "shopifyLineItemId" text, "shopifyProductId" text, "shopifyVariantId" text, "sku" text,
+        "title" text, "variantTitle" text, "variantOptions" text, "image" text,
+        "quantity" int, "unitPrice" text, "requiresShipping" boolean, "svcVid" text)
+    ), gone AS (
+      DELETE FROM "ShopOrderLine" WHERE "orderId" = ${orderId}
+        AND "shopifyLineItemId" NOT IN (SELECT "shopifyLineItemId" FROM incoming)
+    ), saved AS (
+      INSERT INTO "ShopOrderLine" ("id", "orderId", "shopifyLineItemId", "shopifyProductId",
+        "shopifyVariantId", "sku", "title", "variantTitle", "variantOptions", "image",
+        "quantity", "unitPrice", "requiresShipping", "svcVid")
+      SELECT gen_random_uuid()::text, ${orderId}, "shopifyLineItemId", "shopifyProductId",
+        "shopifyVariantId", "sku", "title", "variantTitle", "variantOptions", "image",
+        "quantity", "unitPrice", "requiresShipping", "svcVid"
+      FROM incoming
+      ON CONFLICT ("orderId", "shopifyLineItemId") DO UPDATE SET
+        "shopifyProductId" = EXCLUDED."shopifyProductId",
+        "shopifyVariantId" = EXCLUDED."shopifyVariantId",
+        "sku" = EXCLUDED."sku", "title" = EXCLUDED."title",
+        "variantTitle" = EXCLUDED."variantTitle", "variantOptions" = EXCLUDED."variantOptions",
+        "image" = EXCLUDED."image", "quantity" = EXCLUDED."quantity",
+        "unitPrice" = EXCLUDED."unitPrice", "requiresShipping" = EXCLUDED."requiresShipping",
+        "svcVid" = EXCLUDED."svcVid"
+      RETURNING *
+    )
+    SELECT * FROM saved ORDER BY "shopifyLineItemId"`;
 }

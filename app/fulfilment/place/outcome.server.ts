@@ -5,7 +5,7 @@
  * order whose place job kept failing for a passing reason.
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
-import type { Db } from "../../jobs/queue.server";
+import type { Db } from "../../db/types";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import type { ReasonCode } from "../../orders/states";
 import { errorFields } from "../../orders/timeline.server";

@@ -3,10 +3,10 @@
  * the review window) and a place job, once per shop order.
  */
 import { z } from "zod";
-import type { Db } from "../../jobs/queue.server";
+import type { Db } from "../../db/types";
 import { orderFacts } from "../../orders/facts";
 import { schedulePlace } from "../../orders/schedule.server";
-import { addTimeline, type TimelineInput } from "../../orders/timeline.server";
+import type { TimelineInput } from "../../orders/timeline.server";
 import { transition } from "../../orders/transition.server";
 import { settingsForJob } from "../../settings.server";
 import { orderNumberFor } from "../../orders/model";
@@ -46,39 +46,52 @@ export async function receiveShopOrder(
   if (input.topic !== settings.trigger) {
     return { created: false, ignored: `trigger is ${settings.trigger}` };
   }
-  const existing = await db.shopOrder.findUnique({
-    where: { shopDomain_shopifyOrderId: { shopDomain: input.shopDomain, shopifyOrderId: p.id } },
-    select: { id: true },
-  });
-  if (existing) return { orderId: existing.id, created: false };
-  if (p.cancelled_at) return { created: false, ignored: "cancelled in the shop" };
+  const key = {
+    shopDomain_shopifyOrderId: { shopDomain: input.shopDomain, shopifyOrderId: p.id },
+  };
+  if (p.cancelled_at) {
+    const known = await db.shopOrder.findUnique({ where: key, select: { id: true } });
+    return known
+      ? { orderId: known.id, created: false }
+      : { created: false, ignored: "cancelled in the shop" };
+  }
 
   const placeAfter =
     settings.reviewWindowMinutes > 0
       ? new Date(input.nowMs + settings.reviewWindowMinutes * 60_000)
       : null;
   const facts = orderFacts(p);
-  // Created RECEIVED (the column's default); a review window holds it at once.
-  const order = await db.shopOrder.create({
-    data: {
-      shopDomain: input.shopDomain,
-      shopifyOrderId: p.id,
-      shopifyOrderName: p.name ?? null,
-      orderNumber: orderNumberFor(input.shopDomain, p.id),
-      placeAfter,
-      isSandbox: settings.sandbox,
-      currency: p.currency ?? null,
-      customerId: p.customer?.id ?? null,
-      customerName: facts.customerName,
-      customerEmail: facts.customerEmail,
-      shopTotal: facts.shopTotal,
-    },
-  });
+  const now = new Date();
   const received: TimelineInput = {
     step: "received",
     outcome: placeAfter ? "held" : "info",
     message: `Received from the shop (${input.topic}).${placeAfter ? ` Placed after ${placeAfter.toISOString()}.` : ""}`,
   };
+  // Created RECEIVED (the column's default), once: a second delivery of the order adds nothing
+  // (another order's number taken fails the job, as before). Its first timeline entry goes in
+  // the same statement; a review window holds it at once (with the entry, in the transition).
+  const [order] = await db.$queryRaw<{ id: string }[]>`
+    WITH o AS (
+      INSERT INTO "ShopOrder" ("id", "shopDomain", "shopifyOrderId", "shopifyOrderName",
+        "orderNumber", "placeAfter", "isSandbox", "currency", "customerId", "customerName",
+        "customerEmail", "shopTotal", "createdAt", "updatedAt")
+      VALUES (gen_random_uuid()::text, ${input.shopDomain}, ${p.id}, ${p.name ?? null},
+        ${orderNumberFor(input.shopDomain, p.id)}, ${placeAfter}, ${settings.sandbox},
+        ${p.currency ?? null}, ${p.customer?.id ?? null}, ${facts.customerName},
+        ${facts.customerEmail}, ${facts.shopTotal}, ${now}, ${now})
+      ON CONFLICT ("shopDomain", "shopifyOrderId") DO NOTHING
+      RETURNING "id"
+    ), entry AS (
+      INSERT INTO "TimelineEntry" ("orderId", "at", "step", "outcome", "message")
+      SELECT "id", ${now}, ${received.step}, ${received.outcome}, ${received.message ?? null}
+      FROM o WHERE ${placeAfter === null}::boolean
+    )
+    SELECT "id" FROM o`;
+  if (!order) {
+    // Stored before (or by a delivery this statement waited for): it is there to read.
+    const known = await db.shopOrder.findUniqueOrThrow({ where: key, select: { id: true } });
+    return { orderId: known.id, created: false };
+  }
   if (placeAfter) {
     await transition(db, order.id, {
       to: "HELD",
@@ -87,8 +100,6 @@ export async function receiveShopOrder(
       message: `Waiting ${settings.reviewWindowMinutes} minutes (the review window) before sending it to the service.`,
       timeline: received,
     });
-  } else {
-    await addTimeline(db, order.id, received);
   }
   await schedulePlace(db, {
     orderId: order.id,

@@ -6,7 +6,7 @@
  */
 import { accountIdOfShop } from "../../svc/accounts.server";
 import type { ShopOrder as OrderRow } from "@prisma/client";
-import type { Db } from "../../jobs/queue.server";
+import type { Db } from "../../db/types";
 import { addLogContext } from "../../log-context.server";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { schedulePay, scheduleTrackHints } from "../../orders/schedule.server";

@@ -9,7 +9,12 @@
 import type { Shipment, ShopOrder as OrderRow } from "@prisma/client";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { scheduleTrack } from "../../orders/schedule.server";
-import { addTimeline, errorFields } from "../../orders/timeline.server";
+import {
+  addTimeline,
+  errorFields,
+  type TimelineInput,
+  timelineRow,
+} from "../../orders/timeline.server";
 import {
   ShopFulfillmentNotReadyError,
   ShopFulfillmentPlanError,
@@ -78,22 +83,43 @@ export async function writeFulfilment(
     where: { id: shipment.id },
     data: { shopifyFulfillmentId: ids.join(","), writtenTrackNumber: trackNumber },
   });
-  for (const l of lines) {
-    await db.shopOrderLine.updateMany({
-      where: { orderId: order.id, shopifyLineItemId: l.lineItemId },
-      data: { fulfilledQuantity: { increment: l.quantity } },
-    });
-  }
-  await db.shopOrder.updateMany({
-    where: { id: order.id, reasonMessage: { startsWith: WAITING_PREFIX } },
-    data: { reasonMessage: null },
-  });
-  await addTimeline(db, order.id, {
+  await recordWritten(db, order.id, lines, {
     step: "fulfil",
     outcome: "ok",
     message: `Fulfilment with ${tracking.company ?? "tracking"} ${trackNumber} ${how} (${lines.length} line(s)).`,
   });
   return written;
+}
+
+/**
+ * What a written fulfilment changes on the order, in one statement: its lines' fulfilled
+ * quantities, the "waits for Shopify" reason cleared, and its timeline entry.
+ */
+async function recordWritten(
+  db: FulfilmentDeps["prisma"],
+  orderId: string,
+  lines: WriteLine[],
+  entry: TimelineInput,
+): Promise<void> {
+  const t = timelineRow(orderId, entry);
+  const now = new Date().toISOString();
+  await db.$executeRaw`
+    WITH written AS (
+      SELECT "id", sum("q")::int AS "q"
+      FROM unnest(${lines.map((l) => l.lineItemId)}::text[], ${lines.map((l) => l.quantity)}::int[])
+        AS w("id", "q")
+      GROUP BY "id"
+    ), counted AS (
+      UPDATE "ShopOrderLine" AS l SET "fulfilledQuantity" = l."fulfilledQuantity" + written."q"
+      FROM written
+      WHERE l."orderId" = ${orderId} AND l."shopifyLineItemId" = written."id"
+    ), cleared AS (
+      UPDATE "ShopOrder" SET "reasonMessage" = NULL, "updatedAt" = ${now}::timestamp(3)
+      WHERE "id" = ${orderId} AND starts_with("reasonMessage", ${WAITING_PREFIX}::text)
+    )
+    INSERT INTO "TimelineEntry" ("orderId", "at", "step", "outcome", "message")
+    VALUES (${orderId}, ${now}::timestamp(3), ${t.step}::text, ${t.outcome}::text,
+            ${t.message ?? null}::text)`;
 }
 
 /** The shop's fulfilments (not cancelled) that carry this tracking number. */

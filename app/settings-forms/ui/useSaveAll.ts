@@ -1,7 +1,8 @@
 /**
  * The settings page's forms as drafts, and the one save bar's Save and Discard: every changed
  * form posted together (each as it would post itself), one save at a time; once the page is
- * idle again, the saved forms show what was saved and the first refused field gets the focus.
+ * idle again, the saved forms show what was saved; the first refused field gets the focus as
+ * soon as the refusal shows.
  */
 import { useNavigation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef } from "react";
@@ -80,20 +81,26 @@ export function useSaveAll(drafts: Drafts, result: PageResult) {
 
   const resetOf = useRef(drafts);
   resetOf.current = drafts;
-  // The router hands the action's result over before the page's data has reloaded: a save's
-  // outcome is applied once the page is idle again, with the saved values loaded.
+  // A refusal shows with the action's result, before the page's data has reloaded: the first
+  // refused field gets the focus then, while its error is read, not a reload later.
+  const focused = useRef<PageResult>(undefined);
+  useEffect(() => {
+    if (focused.current === result) return;
+    focused.current = result;
+    const refused = isSaveAll(result) ? result.results.find((r) => !r.ok) : undefined;
+    if (refused) showRefused(refused.intent);
+  }, [result]);
+  // The saved forms' drafts are dropped once the page is idle again, with the saved values
+  // loaded (dropped earlier, a form would show what was there before the save for a moment).
   const handled = useRef<PageResult>(undefined);
   useEffect(() => {
     if (navigation.state !== "idle" || handled.current === result) return;
     handled.current = result;
     if (!isSaveAll(result)) return;
-    // Saved forms now show what was saved; the first refused field gets the focus.
     for (const r of result.results) {
       const draft = resetOf.current[r.intent as PartIntent];
       if (r.ok && draft && JSON.stringify(draft.values) === posted.current[r.intent]) draft.reset();
     }
-    const refused = result.results.find((r) => !r.ok);
-    if (refused) showRefused(refused.intent);
   }, [result, navigation.state]);
 
   return { changed, busy, save, discard };

@@ -117,6 +117,12 @@ export async function startS3Sim(
         done(200);
         return void res.writeHead(200, { "content-type": o.type }).end(o.bytes);
       }
+      if (req.method === "DELETE") {
+        // S3 answers 204 whether or not the key was there.
+        objects.delete(key);
+        done(204);
+        return void res.writeHead(204).end();
+      }
       done(405);
       xml(res, 405, "MethodNotAllowed");
     })();
