@@ -17,7 +17,7 @@ export interface BodyLimits {
   codeReceiver: number;
   /** The embedded admin's pages and form posts (/app/…, /auth/…). */
   admin: number;
-  /** The dispute pages' posts, which carry attachments (up to 6 files of 10 MB). */
+  /** The dispute pages' multipart posts, which carry attachments (up to 6 files of 10 MB). */
   disputeUpload: number;
   /** Everything else. */
   other: number;
@@ -28,7 +28,8 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
   svcWebhook: 256 * 1024,
   codeReceiver: 8 * 1024,
   admin: 1024 * 1024,
-  disputeUpload: 64 * 1024 * 1024,
+  // 6 files of 10 MB and the form's fields; the route reads it as a stream within those.
+  disputeUpload: 61 * 1024 * 1024,
   other: 16 * 1024,
 };
 
@@ -47,13 +48,18 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-export function bodyLimitFor(pathname: string, limits: BodyLimits): number {
+/**
+ * The route's limit. Only a multipart post to a dispute page takes the upload limit; its other
+ * posts (a cancel, a check) are admin form posts.
+ */
+export function bodyLimitFor(pathname: string, limits: BodyLimits, contentType?: string): number {
   if (pathname.startsWith("/webhooks/svc/")) return limits.svcWebhook;
   if (pathname.startsWith("/webhooks/")) return limits.shopifyWebhook;
   if (pathname === "/svc/auth/callback" || pathname === "/svc/auth/callback/") {
     return limits.codeReceiver;
   }
-  if (pathname.startsWith("/app/disputes/")) return limits.disputeUpload;
+  if (pathname.startsWith("/app/disputes/") && /^multipart\/form-data\b/i.test(contentType ?? ""))
+    return limits.disputeUpload;
   if (/^\/(app|auth)(\/|$)/.test(pathname)) return limits.admin;
   return limits.other;
 }
@@ -123,6 +129,9 @@ export function lingerThenClose(req: IncomingMessage): void {
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
   socket.once("close", () => clearTimeout(timer));
+  // Whatever still listens (a body stream the route left unread) would keep every byte the
+  // client sends from now on: only the dropping listener stays.
+  req.removeAllListeners("data");
   req.on("data", () => {});
   req.resume();
 }
