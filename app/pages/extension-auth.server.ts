@@ -5,7 +5,7 @@
  * forged or expired one, is a 401 (never the login page's redirect). The shop is the token's
  * `dest`, never a parameter of the request. CORS names Shopify's admin origins, never `*`.
  */
-import { authenticate } from "../shopify.server";
+import { authenticateAdmin } from "./context.server";
 
 /** Where the admin sends from: its extensions' sandbox, and the admin itself. */
 export const ADMIN_ORIGINS: readonly string[] = [
@@ -36,7 +36,7 @@ export async function extensionRequest(
   if (request.method !== "OPTIONS" && !bearer)
     throw withAdminCors(request, extensionJson({ error: "A session token is required." }, 401));
   try {
-    const { session, cors } = await authenticate.admin(request);
+    const { session, cors } = await authenticateAdmin(request);
     return { shop: session.shop, cors: (r) => withAdminCors(request, cors(r)) };
   } catch (thrown) {
     if (!(thrown instanceof Response)) throw thrown;
