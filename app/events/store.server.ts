@@ -129,6 +129,17 @@ async function insertEventWithJob(db: Db, event: IncomingEvent): Promise<RecordR
   return row.eventId !== null ? { duplicate: false, eventId: row.eventId } : { duplicate: true };
 }
 
+/**
+ * Keeps only the id of a stored event's payload, with the reason it was not acted on: a
+ * delivery whose content must not stay (another shop's order, with its customer).
+ */
+export async function forgetEventPayload(db: Db, eventId: bigint, reason: string): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "WebhookEvent"
+    SET "payload" = jsonb_build_object('id', "payload"->'id'), "ignoredReason" = ${reason.slice(0, 500)}
+    WHERE "id" = ${eventId}`;
+}
+
 const eventRef = z.object({ eventId: z.string().regex(/^\d+$/) });
 
 /** The stored event a webhook job refers to (null once a shop/redact removed it). */

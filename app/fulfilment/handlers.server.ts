@@ -9,11 +9,18 @@ import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { PermanentJobError } from "../jobs/handler";
 import { noteAddressChange } from "../repair/address-change.server";
 import { payloadId } from "../events/ids.server";
-import { loadEvent } from "../events/store.server";
+import { forgetEventPayload, loadEvent } from "../events/store.server";
 import { cancelOrder } from "./actions.server";
 import type { FulfilmentDeps } from "../orders/deps.server";
 import { payAccount } from "./pay/index.server";
-import { holdUnreachable, isRetryable, placeOrder, receiveShopOrder } from "./place/index.server";
+import {
+  holdUnreachable,
+  isRetryable,
+  NOT_IN_SHOP,
+  orderNotInShop,
+  placeOrder,
+  receiveShopOrder,
+} from "./place/index.server";
 import { reconcileAccount } from "./reconcile/index.server";
 import { sandboxTrack } from "./sandbox-track.server";
 import { JOB, JOB_PAYLOADS, type JobPayload, schedulePlace } from "../orders/schedule.server";
@@ -42,13 +49,16 @@ const receive =
     const event = await loadEvent(ctx);
     if (!event) return { skipped: "event gone" };
     const deps = await getDeps(ctx);
+    const delivery = { shopDomain: event.shopDomain, topic: event.topic, payload: event.payload };
+    if (await orderNotInShop(deps, delivery)) {
+      // Nothing of it stays: not the order, not the customer in the stored delivery.
+      return ctx.commit(async (tx) => {
+        await forgetEventPayload(tx, event.id, NOT_IN_SHOP);
+        return { created: false, ignored: NOT_IN_SHOP };
+      });
+    }
     return ctx.commit((tx) =>
-      receiveShopOrder(tx, {
-        shopDomain: event.shopDomain,
-        topic: event.topic,
-        payload: event.payload,
-        nowMs: deps.clock.now(),
-      }).then(json),
+      receiveShopOrder(tx, { ...delivery, nowMs: deps.clock.now() }).then(json),
     );
   };
 

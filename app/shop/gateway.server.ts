@@ -27,7 +27,13 @@ import type {
   ShopifyOrderGid,
   ShopifyProductGid,
 } from "./ids";
-import { type OrderPageSizes, type ShopOrder, orderPageSizes, readOrder } from "./orders.server";
+import {
+  type OrderPageSizes,
+  type ShopOrder,
+  orderInShop,
+  orderPageSizes,
+  readOrder,
+} from "./orders.server";
 import {
   type Page,
   type ShopProduct,
@@ -64,6 +70,8 @@ export interface ShopGateway {
    * see; null if not found. Two calls for an ordinary order; more pages as the order needs.
    */
   getOrder(orderGid: ShopifyOrderGid): Promise<ShopOrder | null>;
+  /** Whether the shop has the order (one call of cost 1: a webhook's order checked). */
+  hasOrder(orderGid: ShopifyOrderGid): Promise<boolean>;
   /** Only the fulfilment orders and fulfilments (one call for an ordinary order); null if gone. */
   getFulfillmentState(orderGid: ShopifyOrderGid): Promise<ShopFulfillmentState | null>;
   /**
@@ -129,6 +137,7 @@ export function createShopGateway(
   return {
     shop,
     getOrder: (orderGid) => readOrder(call, shop, orderGid, sizes),
+    hasOrder: (orderGid) => orderInShop(call, orderGid),
     getFulfillmentState: (orderGid) => readFulfillmentState(call, shop, orderGid, sizes),
     createFulfillment: (input) =>
       createFulfillment(call, shop, input, async () => {

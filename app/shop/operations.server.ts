@@ -17,7 +17,7 @@ import {
   GET_FULFILLMENT_LINE_ITEMS,
   UPDATE_FULFILLMENT_TRACKING,
 } from "./fulfillments.server";
-import { GET_ORDER, GET_ORDER_LINE_ITEMS, ORDER_PAGE } from "./orders.documents";
+import { GET_ORDER, GET_ORDER_LINE_ITEMS, ORDER_IN_SHOP, ORDER_PAGE } from "./orders.documents";
 import { LIST_PRODUCTS, LIST_PRODUCT_VARIANTS, PRODUCT_PAGE } from "./products.server";
 import {
   CATALOG_WRITE_LIMITS,
@@ -60,6 +60,11 @@ export const OPERATIONS: Record<string, Operation> = {
   GetOrder: {
     document: GET_ORDER,
     worstCaseVariables: { id: ID, linesFirst: ORDER_PAGE.lines },
+    module: "app/shop/orders.documents.ts",
+  },
+  OrderInShop: {
+    document: ORDER_IN_SHOP,
+    worstCaseVariables: { id: ID },
     module: "app/shop/orders.documents.ts",
   },
   GetOrderLineItems: {

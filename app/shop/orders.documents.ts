@@ -54,6 +54,16 @@ query GetOrder($id: ID!, $linesFirst: Int!) {
 }`;
 
 /**
+ * Whether the shop has the order: its id only. Worst-case requested cost 1 (order 1).
+ */
+export const ORDER_IN_SHOP = `#graphql
+query OrderInShop($id: ID!) {
+  order(id: $id) {
+    id
+  }
+}`;
+
+/**
  * Further line items of the order. Worst-case requested cost 703 (first 100):
  * order 1 + lineItems (2 + 100 × 7).
  */

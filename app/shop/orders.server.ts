@@ -24,7 +24,7 @@ import {
   parseProductGid,
   parseVariantGid,
 } from "./ids";
-import { GET_ORDER, GET_ORDER_LINE_ITEMS, ORDER_PAGE } from "./orders.documents";
+import { GET_ORDER, GET_ORDER_LINE_ITEMS, ORDER_IN_SHOP, ORDER_PAGE } from "./orders.documents";
 import { type Call, allPages, clamp, pageInfoSchema } from "./transport.server";
 
 // ---------------------------------------------------------------------------------------------
@@ -169,6 +169,16 @@ export function orderPageSizes(o: OrderPageSizes = {}) {
 }
 
 /** The whole order (every page of lines, fulfilment orders and fulfilments), or null. */
+/** Whether the shop has the order (one call of cost 1). */
+export async function orderInShop(call: Call, orderGid: ShopifyOrderGid): Promise<boolean> {
+  const data = await call(
+    ORDER_IN_SHOP,
+    { id: orderGid },
+    z.object({ order: z.object({ id: z.string() }).nullable() }),
+  );
+  return data.order !== null;
+}
+
 export async function readOrder(
   call: Call,
   shop: string,

@@ -5,10 +5,13 @@
  * job runs without error and has the topic's effect.
  *
  * The examples' ids exist nowhere in the app's database: each test creates what it needs first.
+ * The shop is a shop simulator over HTTP (the app asks it for an order before storing one);
+ * an example order that should be stored is placed there under the example's id.
  */
 import { createHmac, randomUUID } from "node:crypto";
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { beforeEach, describe, expect, it } from "vitest";
+import { Session } from "@shopify/shopify-api";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "../../app/db.server";
 import { handlers } from "../../app/worker/registry.server";
 import { Worker } from "../../app/worker/worker.server";
@@ -24,6 +27,9 @@ import { action as productsUpdate } from "../../app/routes/webhooks.products.upd
 import { updateSettings } from "../../app/settings.server";
 import { webhookSecretColumns } from "../../app/svc/webhook-secret.server";
 import { recordInstall } from "../../app/shops/shops.server";
+import { sessionStorage } from "../../app/shopify.server";
+import { type ShopifyRoute, routeShopifyToSim } from "../sim/shop/route-shopify";
+import { type ShopSim, type SimProduct, startShopSim } from "../sim/shop/server";
 import { callRoute } from "../helpers/remix";
 import { TEST_API_SECRET } from "../helpers/shopify-webhook";
 import { webhookReference } from "../sim/shop/webhooks";
@@ -133,6 +139,35 @@ const connectedVariants = async (productId: string) =>
     .map((c) => c.shopifyVariantId)
     .sort();
 
+let shopSim: ShopSim;
+let route: ShopifyRoute;
+let accessToken: string;
+let product: SimProduct;
+
+beforeAll(async () => {
+  shopSim = await startShopSim({ apiSecret: TEST_API_SECRET });
+  route = routeShopifyToSim(shopSim.url);
+  ({ accessToken } = shopSim.addShop(SHOP));
+  product = shopSim.addProduct(SHOP, {
+    title: "Example",
+    variants: [{ sku: "EX-1", price: "9.00" }],
+  });
+});
+afterAll(async () => {
+  route?.restore();
+  await shopSim?.close();
+});
+
+/** The shop has the order with Shopify's id `digits` (placed once). */
+function inShop(digits: string) {
+  const placed = shopSim.orders(SHOP).some((o) => o.id === `gid://shopify/Order/${Number(digits)}`);
+  if (!placed)
+    shopSim.placeOrder(SHOP, {
+      id: digits,
+      lines: [{ variantId: product.variants[0]!.id, quantity: 1 }],
+    });
+}
+
 beforeEach(async () => {
   await prisma.job.deleteMany();
   await prisma.webhookEvent.deleteMany();
@@ -143,6 +178,16 @@ beforeEach(async () => {
   await prisma.shop.deleteMany();
   await recordInstall(prisma, SHOP, "read_orders");
   await recordInstall(prisma, OTHER, "read_orders");
+  await sessionStorage.storeSession(
+    new Session({
+      id: `offline_${SHOP}`,
+      shop: SHOP,
+      state: "state",
+      isOnline: false,
+      accessToken,
+      scope: "read_orders",
+    }),
+  );
 });
 
 describe("Shopify's documented example payloads through the real routes", () => {
@@ -171,6 +216,7 @@ describe("Shopify's documented example payloads through the real routes", () => 
         .replace('"cancel_reason":"customer"', '"cancel_reason":null')
         .replace(/"cancelled_at":"[^"]+"/, '"cancelled_at":null')
         .replace('"financial_status":"voided"', '"financial_status":"paid"');
+      inShop(ORDER_ID);
       const { event } = await deliverAndRun("orders/paid", body);
       const row = await prisma.shopOrder.findFirstOrThrow({ where: { shopDomain: SHOP } });
       expect(row).toMatchObject({
@@ -192,6 +238,7 @@ describe("Shopify's documented example payloads through the real routes", () => 
         .replace(`"id":${ORDER_ID},`, '"id":820982911946154508,')
         .replace(/"cancelled_at":"[^"]+"/, '"cancelled_at":null');
       expect(body).toContain('"id":820982911946154508,');
+      inShop("820982911946154508");
       await deliverAndRun("orders/create", body);
       const row = await prisma.shopOrder.findFirstOrThrow({ where: { shopDomain: SHOP } });
       expect(row.shopifyOrderId).toBe("820982911946154508");
@@ -323,6 +370,7 @@ describe("Shopify's documented example payloads through the real routes", () => 
       const payload = example<{ domain: unknown; myshopify_domain: unknown }>("app/uninstalled");
       // The example names no domain at all: the shop comes from the signed header.
       expect(payload).toMatchObject({ domain: null, myshopify_domain: null });
+      await prisma.session.deleteMany();
       for (const [id, shop] of [
         [`offline_${SHOP}`, SHOP],
         [`offline_${OTHER}`, OTHER],

@@ -3,7 +3,13 @@
  * place job (hold checks, then the create), the hold of an order and of one the service did not
  * answer for, and the request's pure helpers (app/fulfilment/create-request.ts).
  */
-export { orderWebhookSchema, receiveShopOrder, type ReceiveResult } from "./receive.server";
+export {
+  NOT_IN_SHOP,
+  orderNotInShop,
+  orderWebhookSchema,
+  receiveShopOrder,
+  type ReceiveResult,
+} from "./receive.server";
 export { HOLD_CHECKS, placeOrder } from "./place.server";
 export { hold, holdUnreachable, isRetryable, type PlaceResult } from "./outcome.server";
 export {

@@ -4,6 +4,9 @@
  */
 import { z } from "zod";
 import type { Db } from "../../db/types";
+import type { FulfilmentDeps } from "../../orders/deps.server";
+import { ShopAuthError } from "../../shop/errors";
+import { parseOrderGid } from "../../shop/ids";
 import { orderFacts } from "../../orders/facts";
 import { schedulePlace } from "../../orders/schedule.server";
 import type { TimelineInput } from "../../orders/timeline.server";
@@ -24,6 +27,40 @@ export const orderWebhookSchema = z
     customer: z.object({ id: idLike }).passthrough().nullish(),
   })
   .passthrough();
+
+/** Why a delivery's order is not stored: the shop the header names does not have it. */
+export const NOT_IN_SHOP = "the shop does not have this order";
+
+/**
+ * Whether a delivery that would store an order names one the shop has not got. Shopify signs
+ * the body with the app's secret, which every shop shares, and names the shop only in a
+ * header: one shop's signed order replayed under another's header would store the first
+ * shop's customer in the second. So the shop is asked (one Admin call of cost 1) before
+ * anything of the order is stored. A delivery that stores nothing (no id, cancelled, not the
+ * trigger topic) is not checked. A shop whose token needs the merchant (ShopAuthError) is not
+ * checked either: the order is stored and waits, and placing reads it from the shop first.
+ */
+export async function orderNotInShop(
+  deps: Pick<FulfilmentDeps, "prisma" | "shopFor">,
+  input: { shopDomain: string; topic: string; payload: unknown },
+): Promise<boolean> {
+  const parsed = orderWebhookSchema.safeParse(input.payload);
+  if (!parsed.success || parsed.data.cancelled_at) return false;
+  const settings = await settingsForJob(deps.prisma, input.shopDomain);
+  if (input.topic !== settings.trigger) return false;
+  let gid: ReturnType<typeof parseOrderGid>;
+  try {
+    gid = parseOrderGid(parsed.data.id);
+  } catch {
+    return true; // no Shopify order id: no shop has it
+  }
+  try {
+    return !(await (await deps.shopFor(input.shopDomain)).hasOrder(gid));
+  } catch (error) {
+    if (error instanceof ShopAuthError) return false;
+    throw error;
+  }
+}
 
 export interface ReceiveResult {
   orderId?: string;

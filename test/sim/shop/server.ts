@@ -127,6 +127,12 @@ export interface PlaceOrderInput {
   /** Every fulfilment order is SCHEDULED until then (ISO). */
   fulfillAt?: string;
   /**
+   * The order's id as Shopify's digits (a documented payload's order, placed under its own id);
+   * default a new one. The simulator keys orders by number: an id above 2^53 is kept as its
+   * nearest double, so it cannot tell apart two such ids that close.
+   */
+  id?: string;
+  /**
    * Splits each location's lines over up to this many fulfilment orders (round robin), as
    * Shopify does after splits; default 1 per location.
    */
@@ -461,7 +467,8 @@ export async function startShopSim(
     },
     placeOrder(domain, o) {
       const shop = shopOf(domain);
-      const id = nextId();
+      const id = o.id === undefined ? nextId() : num("Order", o.id);
+      if (shop.orders.has(id)) throw new Error(`sim: order ${o.id} exists`);
       const { risk, level } = riskOf(o.risk);
       const number = shop.nextOrderNumber++;
       const lineItems = o.lines.map((l) => {
