@@ -21,7 +21,11 @@ import { FileRefusedError, saveFile, type FilePurpose } from "./files.server";
 import { downloadFile } from "./download.server";
 import type { Resolve } from "./public-address.server";
 
-export const ARCHIVE_JOB = { run: "archive.run", scan: "archive.scan" } as const;
+export const ARCHIVE_JOB = {
+  run: "archive.run",
+  scan: "archive.scan",
+  pruneUploads: "archive.pruneUploads",
+} as const;
 export const ARCHIVE_MAX_BYTES = 20 * 1024 * 1024;
 /** The most files of one purpose the app copies for one order (a service order names a few). */
 export const ARCHIVE_MAX_FILES = 20;

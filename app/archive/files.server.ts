@@ -8,7 +8,7 @@
  * instead, under <shop>/<purpose>/<sha256>, and the row keeps the key.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { PrismaClient, StoredFile } from "@prisma/client";
+import type { Prisma, PrismaClient, StoredFile } from "@prisma/client";
 import { config } from "../config.server";
 import { logger } from "../logger.server";
 import { type Bucket, bucketFrom } from "./bucket.server";
@@ -113,6 +113,59 @@ export async function saveFile(
     create: data,
     update: {},
   });
+}
+
+type FilesDb = Pick<Prisma.TransactionClient, "storedFile">;
+
+/**
+ * Deletes the bucket objects of the files `where` names, but one that a file outside it still
+ * names (the same bytes kept twice: one object). Before the rows: a retry after a failure finds
+ * the rows and deletes again; an object already gone is no error. The number deleted.
+ */
+export async function eraseObjects(
+  db: FilesDb,
+  where: Prisma.StoredFileWhereInput,
+  bucket: Bucket | null,
+): Promise<number> {
+  if (!bucket) return 0;
+  const keysOf = async (w: Prisma.StoredFileWhereInput) =>
+    new Set(
+      (await db.storedFile.findMany({ where: w, select: { objectKey: true } })).map(
+        (f) => f.objectKey!,
+      ),
+    );
+  const keys = await keysOf({ ...where, objectKey: { not: null } });
+  if (keys.size === 0) return 0;
+  const shared = await keysOf({ objectKey: { in: [...keys] }, NOT: where });
+  let deleted = 0;
+  for (const key of keys) {
+    if (shared.has(key)) continue;
+    await bucket.delete(key);
+    deleted++;
+  }
+  return deleted;
+}
+
+/** Deletes the files `where` names: their objects in the bucket first, then the rows. */
+export async function deleteFiles(
+  db: FilesDb,
+  where: Prisma.StoredFileWhereInput,
+  bucket: Bucket | null = archiveBucket(),
+): Promise<{ files: number; objects: number }> {
+  const objects = await eraseObjects(db, where, bucket);
+  return { files: (await db.storedFile.deleteMany({ where })).count, objects };
+}
+
+/**
+ * Dispute uploads whose public address no longer answers: the service copied each when the
+ * dispute was sent (or the post failed and nothing uses it), so nothing reads them again.
+ */
+export function pruneUploads(
+  db: FilesDb,
+  now: number,
+  bucket: Bucket | null = archiveBucket(),
+): Promise<{ files: number; objects: number }> {
+  return deleteFiles(db, { purpose: "dispute_upload", publicUntil: { lt: new Date(now) } }, bucket);
 }
 
 /** A kept file's bytes, from its row or its bucket; null when they cannot be had. */

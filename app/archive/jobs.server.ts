@@ -1,10 +1,14 @@
-/** The archive's jobs: copying due files (`archive.run`) and finding missing ones (`archive.scan`). */
+/**
+ * The archive's jobs: copying due files (`archive.run`), finding missing ones (`archive.scan`)
+ * and deleting dispute uploads past their hour (`archive.pruneUploads`).
+ */
 import type { FulfilmentDeps } from "../orders/deps.server";
 import { enqueue } from "../jobs/enqueue.server";
 import { logger } from "../logger.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { CONNECTED } from "../svc-account/webhooks.server";
 import { ARCHIVE_JOB, askAndQueue, ordersMissing, runArchive } from "./archive.server";
+import { pruneUploads } from "./files.server";
 
 const SCAN_EVERY_MS = 30 * 60_000;
 
@@ -56,6 +60,11 @@ export function archiveHandlers(
       return total;
     },
 
+    [ARCHIVE_JOB.pruneUploads]: async (ctx) => {
+      const deps = await getDeps(ctx);
+      return { ...(await pruneUploads(ctx.prisma, deps.clock.now())) };
+    },
+
     [ARCHIVE_JOB.scan]: async (ctx) => {
       const deps = await getDeps(ctx);
       const accounts = await ctx.prisma.svcAccount.findMany({
@@ -91,4 +100,5 @@ export function archiveHandlers(
 export const archiveRecurringJobs: RecurringJob[] = [
   { kind: ARCHIVE_JOB.scan, everyMs: SCAN_EVERY_MS },
   { kind: ARCHIVE_JOB.run, everyMs: SCAN_EVERY_MS },
+  { kind: ARCHIVE_JOB.pruneUploads, everyMs: 3600_000 },
 ];

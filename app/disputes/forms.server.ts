@@ -6,7 +6,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
-import { fileKind, saveFile } from "../archive/files.server";
+import { deleteFiles, fileKind, saveFile } from "../archive/files.server";
 import {
   readUploadForm,
   UploadRefusedError,
@@ -133,8 +133,8 @@ export async function attachmentsToService(
     }
     return out;
   } catch (error) {
-    if (kept.length > 0)
-      await db.storedFile.deleteMany({ where: { id: { in: kept }, shopDomain: shop } });
+    // Rows and their objects in the bucket: a refused post leaves no file anywhere.
+    if (kept.length > 0) await deleteFiles(db, { id: { in: kept }, shopDomain: shop });
     throw error;
   }
 }

@@ -9,37 +9,9 @@
  */
 import type { Prisma } from "@prisma/client";
 import type { Bucket } from "../archive/bucket.server";
+import { eraseObjects } from "../archive/files.server";
 
 type FilesDb = Pick<Prisma.TransactionClient, "storedFile">;
-
-/**
- * Deletes the bucket objects of the files `where` names, but one that a file outside it still
- * names (the same bytes kept twice: one object). Before the rows: a retry after a failure finds
- * the rows and deletes again; an object already gone is no error.
- */
-async function eraseObjects(
-  db: FilesDb,
-  where: Prisma.StoredFileWhereInput,
-  bucket: Bucket | null,
-): Promise<number> {
-  if (!bucket) return 0;
-  const keysOf = async (w: Prisma.StoredFileWhereInput) =>
-    new Set(
-      (await db.storedFile.findMany({ where: w, select: { objectKey: true } })).map(
-        (f) => f.objectKey!,
-      ),
-    );
-  const keys = await keysOf({ ...where, objectKey: { not: null } });
-  if (keys.size === 0) return 0;
-  const shared = await keysOf({ objectKey: { in: [...keys] }, NOT: where });
-  let deleted = 0;
-  for (const key of keys) {
-    if (shared.has(key)) continue;
-    await bucket.delete(key);
-    deleted++;
-  }
-  return deleted;
-}
 
 /** Deletes the shop's objects in the bucket (its keys start with the shop: none is shared). */
 export function eraseShopObjects(
