@@ -3,9 +3,9 @@
  * request handler) around a route that reads its post as the dispute pages do
  * (readUploadForm with DISPUTE_UPLOAD). Sixteen concurrent 60 MB uploads, each one 60 MB file:
  * each read stops at the file's 10 MB (or is turned away at once past four at a time): the
- * route counts the bytes it pulled from each body, which is what could be held. The memory
- * this leaves flat is measured by `npm run bench:uploads`, not here (a busy machine's RSS is
- * not the app's).
+ * route counts the bytes it pulled from each body, which is what could be held. RSS growth is
+ * printed, not asserted: `npm run bench:edges` measures the compiled server's own RSS under
+ * signed-in uploads and holds that goal (a busy machine's RSS is not the app's).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DISPUTE_UPLOAD } from "../../app/disputes/forms.server";
@@ -105,7 +105,7 @@ describe("dispute uploads", () => {
       ),
     );
     clearInterval(sampler);
-    // Printed, not asserted: this process also holds the clients (bench:uploads measures the
+    // Printed, not asserted: this process also holds the clients (bench:edges measures the
     // server alone, and holds the goal).
     console.log(`16 × 60 MB dispute uploads: RSS grew ${((peak - baseline) / MB).toFixed(1)} MB`);
     // Every post was answered (422, the refusal by its field).
