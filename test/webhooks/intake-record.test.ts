@@ -10,6 +10,7 @@ import { prisma } from "../../app/db.server";
 import { action as uninstalled } from "../../app/routes/webhooks.app.uninstalled";
 import { recordInstall } from "../../app/shops/shops.server";
 import {
+  forgetEventPayload,
   type IncomingEvent,
   jobKindFor,
   loadEvent,
@@ -294,5 +295,23 @@ describe("loadEvent: the stored event a webhook job names", () => {
       expect(error, JSON.stringify(payload)).toBeInstanceOf(PermanentJobError);
       expect((error as Error).message).toBe("Job payload has no eventId");
     }
+  });
+});
+
+describe("forgetEventPayload", () => {
+  it("keeps only the payload's id and the reason; other events stay whole", async () => {
+    const payload = { id: 4711, email: "someone@example.com", customer: { first_name: "Ada" } };
+    const kept = { id: 4712, email: "kept@example.com" };
+    const forgotten = await recordEvent(event({ eventKey: "forget-1", payload }));
+    const other = await recordEvent(event({ eventKey: "forget-2", payload: kept }));
+    await forgetEventPayload(prisma, forgotten.eventId!, `not this shop's ${"x".repeat(600)}`);
+    const row = await prisma.webhookEvent.findUniqueOrThrow({ where: { id: forgotten.eventId! } });
+    expect(row.payload).toEqual({ id: 4711 });
+    expect(row.ignoredReason).toBe(`not this shop's ${"x".repeat(600)}`.slice(0, 500));
+    const untouched = await prisma.webhookEvent.findUniqueOrThrow({
+      where: { id: other.eventId! },
+    });
+    expect(untouched.payload).toEqual(kept);
+    expect(untouched.ignoredReason).toBeNull();
   });
 });
