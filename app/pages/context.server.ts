@@ -10,9 +10,9 @@
  * never installed the app (Shopify refuses the token exchange; no offline session is stored).
  */
 import { redirect } from "@remix-run/node";
-import { prisma } from "../db.server";
+import { config } from "../config.server";
 import { offlineSessionId } from "../shop/offline-token.server";
-import { authenticate, unauthenticated } from "../shopify.server";
+import { authenticate, sessionStorage, unauthenticated } from "../shopify.server";
 import { sandboxEnabled, sandboxShopOf } from "../sandbox/auth.server";
 
 export interface AdminContext {
@@ -45,7 +45,12 @@ export async function requireAdmin(request: Request): Promise<AdminContext> {
   };
 }
 
-const MYSHOPIFY = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
+/** A shop's address: `<name>.myshopify.com`, or under SHOP_CUSTOM_DOMAIN as the library allows. */
+const SHOP_DOMAINS = [
+  "myshopify\\.com",
+  ...(config.SHOP_CUSTOM_DOMAIN ? [config.SHOP_CUSTOM_DOMAIN] : []),
+];
+const SHOP_HOST = new RegExp(`^[a-zA-Z0-9][a-zA-Z0-9-_]*\\.(${SHOP_DOMAINS.join("|")})$`);
 
 /** The session token a request carries: `Authorization: Bearer …`, or the `id_token` param. */
 function sessionTokenOf(request: Request): string | null {
@@ -66,7 +71,7 @@ export function tokenShop(token: string): string | null {
     if (typeof dest !== "string") return null;
     const url = new URL(dest);
     const plain = url.protocol === "https:" && url.pathname === "/" && !url.search && !url.port;
-    return plain && MYSHOPIFY.test(url.hostname) ? url.hostname : null;
+    return plain && SHOP_HOST.test(url.hostname) ? url.hostname : null;
   } catch {
     return null;
   }
@@ -89,10 +94,7 @@ export async function authenticateAdmin(request: Request) {
     // The library answers a failed token exchange with a bare 500: for a shop with no stored
     // session, Shopify refused to install it for this token.
     if (thrown instanceof Response && thrown.status === 500 && shop !== null) {
-      const stored = await prisma.session.findUnique({
-        where: { id: offlineSessionId(shop) },
-        select: { id: true },
-      });
+      const stored = await sessionStorage.loadSession(offlineSessionId(shop));
       if (!stored) throw notValid("This shop has not installed the app.");
     }
     throw thrown;
