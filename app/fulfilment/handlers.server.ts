@@ -7,6 +7,7 @@ import { z } from "zod";
 import { enqueue } from "../jobs/enqueue.server";
 import type { JobContext, JobHandler, RecurringJob } from "../jobs/handler";
 import { PermanentJobError } from "../jobs/handler";
+import { errorMessage } from "../jobs/queue.server";
 import { noteAddressChange } from "../repair/address-change.server";
 import { payloadId } from "../events/ids.server";
 import { forgetEventPayload, loadEvent } from "../events/store.server";
@@ -17,8 +18,8 @@ import {
   holdUnreachable,
   isRetryable,
   NOT_IN_SHOP,
-  orderNotInShop,
   placeOrder,
+  readDelivery,
   receiveShopOrder,
 } from "./place/index.server";
 import { reconcileAccount } from "./reconcile/index.server";
@@ -50,17 +51,57 @@ const receive =
     if (!event) return { skipped: "event gone" };
     const deps = await getDeps(ctx);
     const delivery = { shopDomain: event.shopDomain, topic: event.topic, payload: event.payload };
-    if (await orderNotInShop(deps, delivery)) {
+    const read = await readDelivery(deps, delivery);
+    if (read.take === "foreign") {
       // Nothing of it stays: not the order, not the customer in the stored delivery.
       return ctx.commit(async (tx) => {
         await forgetEventPayload(tx, event.id, NOT_IN_SHOP);
         return { created: false, ignored: NOT_IN_SHOP };
       });
     }
-    return ctx.commit((tx) =>
-      receiveShopOrder(tx, { ...delivery, nowMs: deps.clock.now() }).then(json),
-    );
+    const input = { ...delivery, nowMs: deps.clock.now() };
+    if (read.take === "store") return ctx.commit((tx) => receiveShopOrder(tx, input).then(json));
+    // Due at once: the row (one statement), then the placing in this job with the order the
+    // shop gave a moment ago; no place job, no second read.
+    const received = await receiveShopOrder(ctx.prisma, input, { placeHere: true });
+    if (!received.placeHere) {
+      // Run again after a stop between the two: the order is placed by a job of its own.
+      if (received.orderId && !received.created && ctx.job.attempts > 1) {
+        await schedulePlace(ctx.prisma, {
+          orderId: received.orderId,
+          shopDomain: event.shopDomain,
+          key: "received",
+        });
+      }
+      return json(received);
+    }
+    const orderId = received.orderId!;
+    let placed: Awaited<ReturnType<typeof placeOrder>>;
+    try {
+      placed = await placeOrder(deps, orderId, { fetched: read.fetched });
+    } catch (error) {
+      // A place job of its own takes it on, with its backoff and its held `service_unavailable`.
+      await schedulePlace(ctx.prisma, { orderId, shopDomain: event.shopDomain, key: "received" });
+      return json({ ...received, placed: { outcome: "retried", error: errorMessage(error) } });
+    }
+    await placeAgainLater(ctx, deps, placed, { orderId, shopDomain: event.shopDomain });
+    return json({ ...received, placed });
   };
+
+/** A hold that names its end (a review window, a rate's cool-down) is placed again then. */
+async function placeAgainLater(
+  ctx: JobContext,
+  deps: FulfilmentDeps,
+  r: Awaited<ReturnType<typeof placeOrder>>,
+  order: { orderId: string; shopDomain: string },
+) {
+  if (r.outcome !== "held" || !r.retryAt) return;
+  await schedulePlace(ctx.prisma, {
+    ...order,
+    delayMs: r.retryAt.getTime() - deps.clock.now(),
+    key: `at:${r.retryAt.getTime()}`,
+  });
+}
 
 const svcEvent =
   (getDeps: DepsFactory): JobHandler =>
@@ -149,14 +190,7 @@ const place =
         where: { id: orderId },
         select: { shopDomain: true },
       });
-      if (order) {
-        await schedulePlace(ctx.prisma, {
-          orderId,
-          shopDomain: order.shopDomain,
-          delayMs: r.retryAt.getTime() - deps.clock.now(),
-          key: `at:${r.retryAt.getTime()}`,
-        });
-      }
+      if (order) await placeAgainLater(ctx, deps, r, { orderId, shopDomain: order.shopDomain });
     }
     return json(r);
   };

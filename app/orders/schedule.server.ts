@@ -7,6 +7,7 @@ import type { Prisma } from "@prisma/client";
 import { z } from "zod";
 import { enqueue, enqueueOrMerge } from "../jobs/enqueue.server";
 import type { Db } from "../db/types";
+import { jobKindFor } from "../events/store.server";
 
 export const JOB = {
   place: "fulfilment.place",
@@ -75,6 +76,14 @@ export async function schedulePlace(
     concurrencyKey: `order:${o.orderId}`,
     shopDomain: o.shopDomain,
   });
+}
+
+/**
+ * The jobs that create a shop's orders at the service: place jobs, and the deliveries of the
+ * shop's trigger topic (an order due at once is placed in its delivery's job).
+ */
+export function creatingKinds(trigger: string): string[] {
+  return [JOB.place, jobKindFor("shopify", trigger)];
 }
 
 /**

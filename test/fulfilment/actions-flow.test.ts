@@ -121,12 +121,16 @@ describe("Retry", () => {
 
 describe("Hold and Release", () => {
   it("a held order is not placed by the job already waiting for it; released, it goes on", async () => {
+    // The review window: the order is stored and its place job waits (one due at once is
+    // placed in its delivery's job).
+    await updateSettings(prisma, h.shopDomain, { reviewWindowMinutes: 30 });
     const p = await h.connectedProduct("Held Lamp", "15.00");
     const creates = opCalls(h, "createOrderV3");
     const placed = await h.order([{ product: p, quantity: 2 }]);
     await intakeOnly();
+    await updateSettings(prisma, h.shopDomain, { reviewWindowMinutes: 0 });
     let row = await h.row(placed.legacyId);
-    expect(row.state).toBe("RECEIVED");
+    expect([row.state, row.reasonCode]).toEqual(["HELD", "review_window"]);
     const waiting = await prisma.job.findMany({
       where: { kind: JOB.place, concurrencyKey: `order:${row.id}`, state: "available" },
     });
@@ -134,6 +138,11 @@ describe("Hold and Release", () => {
     expect(await holdOrder(h.deps, row.id, { note: "address to check" })).toEqual({
       ok: true,
       state: "HELD",
+    });
+    // The place job comes due.
+    await prisma.job.updateMany({
+      where: { id: waiting[0]!.id },
+      data: { runAt: new Date(Date.now() - 1000) },
     });
     await h.settle();
     row = await h.row(placed.legacyId);

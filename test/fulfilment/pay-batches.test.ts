@@ -964,12 +964,17 @@ describe("what a resumed batch must not pay for", () => {
 
 describe("a partial batch while creates are in flight", () => {
   const window = 600;
-  async function shopWithPlaceJob(job: { state?: string; runAtMs?: number; otherShop?: boolean }) {
+  async function shopWithPlaceJob(job: {
+    state?: string;
+    runAtMs?: number;
+    otherShop?: boolean;
+    kind?: string;
+  }) {
     const shop = await payShop(svc, {
       settings: { payBatchSize: 5, payBatchWindowSeconds: window },
     });
     const j = await enqueue(prisma, {
-      kind: JOB.place,
+      kind: job.kind ?? JOB.place,
       idempotencyKey: `place-${shop.shopDomain}`,
       shopDomain: job.otherShop ? "someone-else.myshopify.com" : shop.shopDomain,
       runAt: new Date(Date.now() + (job.runAtMs ?? -1000)),
@@ -981,6 +986,8 @@ describe("a partial batch while creates are in flight", () => {
   it.each([
     ["due", {}],
     ["running", { state: "running", runAtMs: 3_600_000 }],
+    // An order due at once is placed in its delivery's job (of the shop's trigger topic).
+    ["an order delivery, due", { kind: "shopify:orders/paid" }],
   ])("waits while a place job of the shop is %s", async (_, job) => {
     const shop = await shopWithPlaceJob(job);
     const a = await svcOrder(svc, shop, { placedAt: new Date(shop.clock.t - 59_000) });
@@ -1021,6 +1028,7 @@ describe("a partial batch while creates are in flight", () => {
     ["a place job not yet due", { runAtMs: 3_600_000 }, 1000],
     ["another shop's place job", { otherShop: true }, 1000],
     ["a finished place job", { state: "completed" }, 1000],
+    ["a delivery of a topic that is not the trigger", { kind: "shopify:orders/create" }, 1000],
     ["the oldest order waited a minute", {}, 60_000],
   ])("pays at once with %s", async (_, job, age) => {
     const shop = await shopWithPlaceJob(job);

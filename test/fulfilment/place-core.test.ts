@@ -1159,6 +1159,17 @@ describe("the payment run after a create", () => {
     expect((await createdWith(1)).map((j) => j.idempotencyKey)).toEqual([key(1000)]);
     // The first order's place job still due: the run comes at the next 5 s, not the second's end.
     expect((await createdWith(1)).map((j) => j.idempotencyKey)).toEqual([key(5000)]);
+    // A due order delivery of the trigger topic is a create in flight too (an order due at once
+    // is placed in its delivery's job); one of another topic is not.
+    const delivery = (kind: string) =>
+      enqueue(prisma, { kind, idempotencyKey: `${kind}-${now}`, shopDomain: SHOP });
+    await prisma.job.deleteMany({ where: { kind: JOB.place, shopDomain: SHOP } });
+    await delivery("shopify:orders/create");
+    expect((await createdWith(1)).map((j) => j.idempotencyKey)).toEqual([key(1000)]);
+    await prisma.job.deleteMany({ where: { kind: JOB.place, shopDomain: SHOP } });
+    await delivery("shopify:orders/paid");
+    expect((await createdWith(1)).map((j) => j.idempotencyKey)).toEqual([key(5000)]);
+    await prisma.job.deleteMany({ where: { kind: { startsWith: "shopify:" }, shopDomain: SHOP } });
     // A window of 5 s or more holds as it is, creates in flight or not.
     expect((await createdWith(600)).map((j) => j.idempotencyKey)).toEqual([key(600_000)]);
     // No window: a run at once, creates in flight or not.

@@ -50,12 +50,16 @@ describe("the cost guard", () => {
         (t) => t.step === "guard" && t.outcome === "held" && t.errorCode === "cost_guard",
       ),
     ).toBe(true);
-    // The place job says what it did.
+    // The delivery's job, which placed it, says what it did.
     const job = await prisma.job.findFirstOrThrow({
-      where: { kind: JOB.place, payload: { path: ["orderId"], equals: row.id } },
-      orderBy: { id: "desc" },
+      where: { kind: "shopify:orders/paid", result: { path: ["orderId"], equals: row.id } },
     });
-    expect(job.result).toEqual({ outcome: "held", reason: "cost_guard" });
+    expect(job.result).toEqual({
+      orderId: row.id,
+      created: true,
+      placeHere: true,
+      placed: { outcome: "held", reason: "cost_guard" },
+    });
     expect(opCalls(h, "addCart")).toBe(carts);
     expect(h.svc.order(row.svcOrderId!)!.paid).toBe(false);
 

@@ -217,7 +217,7 @@ describe("Shopify's documented example payloads through the real routes", () => 
         .replace(/"cancelled_at":"[^"]+"/, '"cancelled_at":null')
         .replace('"financial_status":"voided"', '"financial_status":"paid"');
       inShop(ORDER_ID);
-      const { event } = await deliverAndRun("orders/paid", body);
+      const { event, result } = await deliverAndRun("orders/paid", body);
       const row = await prisma.shopOrder.findFirstOrThrow({ where: { shopDomain: SHOP } });
       expect(row).toMatchObject({
         shopifyOrderId: ORDER_ID,
@@ -226,9 +226,15 @@ describe("Shopify's documented example payloads through the real routes", () => 
       });
       // Stored with ids above 2^53 as their exact digits.
       expect(event.payload).toMatchObject({ id: ORDER_ID, customer: { id: "115310627314723950" } });
-      // Its place job is queued for the pipeline.
-      const place = await prisma.job.findMany({ where: { kind: "fulfilment.place" } });
-      expect(place.map((j) => (j.payload as { orderId?: string }).orderId)).toEqual([row.id]);
+      // Due at once, it is placed in the delivery's own job (held here: the shop has no service
+      // account yet), with no place job of its own.
+      expect(result).toMatchObject({
+        orderId: row.id,
+        created: true,
+        placed: { outcome: "held", reason: "no_account" },
+      });
+      expect(row.state).toBe("HELD");
+      expect(await prisma.job.count({ where: { kind: "fulfilment.place" } })).toBe(0);
     });
 
     it("orders/create with Shopify's real digits (above 2^53) keeps them exactly", async () => {

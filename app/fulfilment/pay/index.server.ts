@@ -15,7 +15,11 @@ import { addLogContext } from "../../log-context.server";
 import { getSettings, labelModeReason } from "../../settings.server";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { optionsOf } from "../../orders/deps.server";
-import { CREATING_PAY_WINDOW_SECONDS, JOB, schedulePay } from "../../orders/schedule.server";
+import {
+  CREATING_PAY_WINDOW_SECONDS,
+  creatingKinds,
+  schedulePay,
+} from "../../orders/schedule.server";
 import { transition } from "../../orders/transition.server";
 import { splitByBalance } from "./balance.server";
 import { BATCH_STATES, PAYABLE, type PayRunResult, type RunCtx } from "./context.server";
@@ -28,8 +32,8 @@ export type { PayRunResult } from "./context.server";
 export const PAY_DEFER_MAX_MS = 60_000;
 
 /**
- * Are more orders of this shop being created right now (a place job due or running), and has
- * the oldest candidate waited less than PAY_DEFER_MAX_MS?
+ * Are more orders of this shop being created right now (a place job or an order delivery due
+ * or running), and has the oldest candidate waited less than PAY_DEFER_MAX_MS?
  */
 async function stillCreating(
   ctx: RunCtx,
@@ -40,7 +44,8 @@ async function stillCreating(
   if (ctx.settings.payBatchWindowSeconds === 0) return false;
   const oldest = Math.min(...candidates.map((c) => c.placedAt?.getTime() ?? 0));
   if (ctx.deps.clock.now() - oldest >= PAY_DEFER_MAX_MS) return false;
-  return (await pendingCount(ctx.deps.prisma, { kind: JOB.place, shopDomain: ctx.shopDomain })) > 0;
+  const kind = creatingKinds(ctx.settings.trigger);
+  return (await pendingCount(ctx.deps.prisma, { kind, shopDomain: ctx.shopDomain })) > 0;
 }
 
 export async function payAccount(deps: FulfilmentDeps, accountId: string): Promise<PayRunResult> {

@@ -8,7 +8,7 @@ import { storedRecipient, withRecipient } from "../../repair/recipient";
 import { labelModeReason } from "../../settings.server";
 import { parseOrderGid } from "../../shop/ids";
 import { accountIdOfShop } from "../../svc/accounts.server";
-import type { HoldCheck } from "./context.server";
+import type { HoldCheck, PlaceCtx } from "./context.server";
 import { saveLines } from "./lines.server";
 import { cancelBeforePlacing, fail } from "./outcome.server";
 
@@ -58,11 +58,17 @@ export const settingsComplete: HoldCheck = {
   },
 };
 
+/** The order as the shop has it: read now, or a moment ago by the delivery that stored it. */
+async function shopOrderNow(ctx: PlaceCtx) {
+  if (ctx.prefetched) return ctx.prefetched;
+  const gateway = await ctx.deps.shopFor(ctx.order.shopDomain);
+  return gateway.getOrder(parseOrderGid(ctx.order.shopifyOrderId));
+}
+
 export const inShop: HoldCheck = {
   name: "in the shop",
   check: async (ctx) => {
-    const gateway = await ctx.deps.shopFor(ctx.order.shopDomain);
-    const fetched = await gateway.getOrder(parseOrderGid(ctx.order.shopifyOrderId));
+    const fetched = await shopOrderNow(ctx);
     if (!fetched) {
       await fail(
         ctx.deps.prisma,

@@ -25,6 +25,8 @@ export interface PlaceCtx {
   /** Has the merchant released the order (skip the review window and the risk hold)? */
   released: () => Promise<boolean>;
   account?: { id: string };
+  /** The order as the shop had it when its delivery was read (placed in the same job). */
+  prefetched?: ShopifyOrder;
   /** The order as the shop has it, and with the merchant's corrections (a repair) over it. */
   fetched?: ShopifyOrder;
   recipient?: Recipient;

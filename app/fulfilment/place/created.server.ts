@@ -6,8 +6,13 @@
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { costGuardReason } from "../../orders/cost-guard";
-import { pendingCount } from "../../jobs/enqueue.server";
-import { CREATING_PAY_WINDOW_SECONDS, JOB, schedulePay } from "../../orders/schedule.server";
+import { Prisma } from "@prisma/client";
+import { pendingSql } from "../../jobs/enqueue.server";
+import {
+  CREATING_PAY_WINDOW_SECONDS,
+  creatingKinds,
+  schedulePay,
+} from "../../orders/schedule.server";
 import { addTimeline } from "../../orders/timeline.server";
 import { transition } from "../../orders/transition.server";
 import type { ShopSettings } from "../../settings.server";
@@ -74,62 +79,64 @@ export async function recordCreated(
     });
     return { outcome: "held", reason: "cost_guard" };
   }
-  if (svcOrderId && settings.autoPay) {
-    await schedulePay(db, {
-      accountId: order.svcAccountId,
-      shopDomain: order.shopDomain,
-      nowMs: deps.clock.now(),
-      windowSeconds: await payWindowAfterCreate(deps, order.shopDomain, settings),
-    });
-    await scheduleFullBatch(deps, order.svcAccountId, order.shopDomain, settings);
-  }
+  if (svcOrderId && settings.autoPay) await schedulePayAfterCreate(deps, order, settings);
   return { outcome: "created", svcOrderId };
 }
 
 /**
- * The window of the pay run a create asks for: the shop's batch window, or, while other creates
- * of the shop are in flight, at least CREATING_PAY_WINDOW_SECONDS. Then the create that fills
- * the batch runs it at once, the last create asks for the batch window, and a run in between
- * only defers (one every few seconds, not one per second-long window).
+ * The pay run a create asks for, with one read of what it depends on: at the end of the
+ * shop's batch window, or, while other creates of the shop are in flight, at least
+ * CREATING_PAY_WINDOW_SECONDS later (then the create that fills the batch runs it at once, the
+ * last create asks for the batch window, and a run in between only defers: one every few
+ * seconds, not one per second-long window); at once when the batch is already full.
  */
-async function payWindowAfterCreate(
+async function schedulePayAfterCreate(
   deps: FulfilmentDeps,
-  shopDomain: string,
-  settings: ShopSettings,
-): Promise<number> {
-  const window = settings.payBatchWindowSeconds;
-  if (window === 0 || window >= CREATING_PAY_WINDOW_SECONDS) return window;
-  // This create's own place job, when it runs in one, is counted: others are in flight past 1.
-  const placing = await pendingCount(deps.prisma, { kind: JOB.place, shopDomain });
-  return placing > 1 ? CREATING_PAY_WINDOW_SECONDS : window;
-}
-
-/** A batch that is already full need not wait for the end of its window. */
-async function scheduleFullBatch(
-  deps: FulfilmentDeps,
-  accountId: string,
-  shopDomain: string,
+  order: { svcAccountId: string; shopDomain: string },
   settings: ShopSettings,
 ) {
-  if (settings.payBatchWindowSeconds === 0) return;
-  const waiting = await deps.prisma.shopOrder.count({
-    where: {
-      svcAccountId: accountId,
-      state: "CREATED",
-      svcOrderId: { not: null },
-      paymentBatchId: null,
-    },
+  const window = settings.payBatchWindowSeconds;
+  const { placing, waiting } = await batchState(deps, order, settings);
+  const pay = { accountId: order.svcAccountId, shopDomain: order.shopDomain };
+  await schedulePay(deps.prisma, {
+    ...pay,
+    nowMs: deps.clock.now(),
+    // This create's own job, when it is a place job or its order's delivery, is counted.
+    windowSeconds: placing > 1 ? CREATING_PAY_WINDOW_SECONDS : window,
   });
   // `>=`, not `% size === 0`: concurrent creates may count past the exact multiple; a run
   // already waiting is reused (schedulePay), so this costs no extra job.
-  if (waiting >= settings.payBatchSize) {
+  if (window > 0 && waiting >= settings.payBatchSize) {
     await schedulePay(deps.prisma, {
-      accountId,
-      shopDomain,
+      ...pay,
       nowMs: deps.clock.now(),
-      windowSeconds: settings.payBatchWindowSeconds,
+      windowSeconds: window,
       now: true,
       key: `full:${waiting}:${Math.floor(deps.clock.now() / 1000)}`,
     });
   }
+}
+
+/**
+ * In one statement: the shop's creates in flight (asked only when a shorter window than
+ * CREATING_PAY_WINDOW_SECONDS could be stretched) and the account's created orders waiting for
+ * a batch (asked only when there is a window to cut short).
+ */
+async function batchState(
+  deps: FulfilmentDeps,
+  order: { svcAccountId: string; shopDomain: string },
+  settings: ShopSettings,
+): Promise<{ placing: number; waiting: number }> {
+  const window = settings.payBatchWindowSeconds;
+  const askPlacing = window > 0 && window < CREATING_PAY_WINDOW_SECONDS;
+  if (window === 0) return { placing: 0, waiting: 0 };
+  const placing = askPlacing
+    ? pendingSql({ kind: creatingKinds(settings.trigger), shopDomain: order.shopDomain })
+    : Prisma.sql`SELECT 0`;
+  const [row] = await deps.prisma.$queryRaw<{ placing: number; waiting: number }[]>`
+    SELECT (${placing})::int AS "placing",
+      (SELECT count(*)::int FROM "ShopOrder"
+       WHERE "svcAccountId" = ${order.svcAccountId} AND "state" = 'CREATED'
+         AND "svcOrderId" IS NOT NULL AND "paymentBatchId" IS NULL) AS "waiting"`;
+  return { placing: Number(row!.placing), waiting: Number(row!.waiting) };
 }

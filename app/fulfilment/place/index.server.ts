@@ -4,8 +4,9 @@
  * answer for, and the request's pure helpers (app/fulfilment/create-request.ts).
  */
 export {
+  type Delivery,
   NOT_IN_SHOP,
-  orderNotInShop,
+  readDelivery,
   orderWebhookSchema,
   receiveShopOrder,
   type ReceiveResult,

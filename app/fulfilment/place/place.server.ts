@@ -9,6 +9,7 @@ import { addLogContext } from "../../log-context.server";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { SELF_RELEASING } from "../../orders/states";
 import { settingsForJob } from "../../settings.server";
+import type { ShopOrder as ShopifyOrder } from "../../shop/gateway.server";
 import * as first from "./checks-order.server";
 import * as last from "./checks-send.server";
 import type { Halt, HoldCheck, PlaceCtx } from "./context.server";
@@ -50,7 +51,15 @@ async function halted(ctx: PlaceCtx, halt: Halt): Promise<PlaceResult> {
     : { outcome: "held", reason: halt.hold };
 }
 
-export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise<PlaceResult> {
+/**
+ * Places the order. `fetched`: the order as the shop had it a moment ago (read by the delivery
+ * that stored it), so the "in the shop" check need not read it again.
+ */
+export async function placeOrder(
+  deps: FulfilmentDeps,
+  orderId: string,
+  opts: { fetched?: ShopifyOrder } = {},
+): Promise<PlaceResult> {
   const order: OrderRow | null = await deps.prisma.shopOrder.findUnique({ where: { id: orderId } });
   if (!order) return { outcome: "skipped", why: "order gone" };
   addLogContext({ orderId: order.id, shop: order.shopDomain });
@@ -65,6 +74,7 @@ export async function placeOrder(deps: FulfilmentDeps, orderId: string): Promise
     order,
     now: deps.clock.now(),
     settings: await settingsForJob(deps.prisma, order.shopDomain),
+    prefetched: opts.fetched,
     released: () => (released ??= releasedByMerchant(deps, order.id)),
   };
   for (const { check } of HOLD_CHECKS) {

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Db } from "../../db/types";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { ShopAuthError } from "../../shop/errors";
+import type { ShopOrder as ShopifyOrder } from "../../shop/gateway.server";
 import { parseOrderGid } from "../../shop/ids";
 import { orderFacts } from "../../orders/facts";
 import { schedulePlace } from "../../orders/schedule.server";
@@ -32,32 +33,48 @@ export const orderWebhookSchema = z
 export const NOT_IN_SHOP = "the shop does not have this order";
 
 /**
- * Whether a delivery that would store an order names one the shop has not got. Shopify signs
- * the body with the app's secret, which every shop shares, and names the shop only in a
- * header: one shop's signed order replayed under another's header would store the first
- * shop's customer in the second. So the shop is asked (one Admin call of cost 1) before
- * anything of the order is stored. A delivery that stores nothing (no id, cancelled, not the
+ * What a delivery becomes: `foreign`, an order the shop the header names has not got (nothing
+ * of it is stored); `place`, an order due at once, read from the shop (`fetched`) and placed in
+ * the delivery's own job; `store`, anything else (stored, and placed by a job of its own).
+ */
+export type Delivery =
+  | { take: "foreign" }
+  | { take: "store" }
+  | { take: "place"; fetched: ShopifyOrder };
+
+/**
+ * Reads a delivery before anything of it is stored. Shopify signs the body with the app's
+ * secret, which every shop shares, and names the shop only in a header: one shop's signed order
+ * replayed under another's header would store the first shop's customer in the second. So the
+ * shop is asked for the order first. An order due at once (no review window) is read whole
+ * (the read placing needs anyway, so the check costs nothing); one that waits is only looked
+ * up (an Admin call of cost 1). A delivery that stores nothing (no id, cancelled, not the
  * trigger topic) is not checked. A shop whose token needs the merchant (ShopAuthError) is not
  * checked either: the order is stored and waits, and placing reads it from the shop first.
  */
-export async function orderNotInShop(
+export async function readDelivery(
   deps: Pick<FulfilmentDeps, "prisma" | "shopFor">,
   input: { shopDomain: string; topic: string; payload: unknown },
-): Promise<boolean> {
+): Promise<Delivery> {
   const parsed = orderWebhookSchema.safeParse(input.payload);
-  if (!parsed.success || parsed.data.cancelled_at) return false;
+  if (!parsed.success || parsed.data.cancelled_at) return { take: "store" };
   const settings = await settingsForJob(deps.prisma, input.shopDomain);
-  if (input.topic !== settings.trigger) return false;
+  if (input.topic !== settings.trigger) return { take: "store" };
   let gid: ReturnType<typeof parseOrderGid>;
   try {
     gid = parseOrderGid(parsed.data.id);
   } catch {
-    return true; // no Shopify order id: no shop has it
+    return { take: "foreign" }; // no Shopify order id: no shop has it
   }
   try {
-    return !(await (await deps.shopFor(input.shopDomain)).hasOrder(gid));
+    const shop = await deps.shopFor(input.shopDomain);
+    if (settings.reviewWindowMinutes > 0) {
+      return (await shop.hasOrder(gid)) ? { take: "store" } : { take: "foreign" };
+    }
+    const fetched = await shop.getOrder(gid);
+    return fetched ? { take: "place", fetched } : { take: "foreign" };
   } catch (error) {
-    if (error instanceof ShopAuthError) return false;
+    if (error instanceof ShopAuthError) return { take: "store" };
     throw error;
   }
 }
@@ -66,15 +83,20 @@ export interface ReceiveResult {
   orderId?: string;
   created: boolean;
   ignored?: string;
+  /** Stored to be placed by the caller, in the same job (`placeHere`): no place job. */
+  placeHere?: boolean;
 }
 
 /**
  * Stores the shop order (once) and schedules its placing after the review window. Runs inside
- * the webhook job's transaction: the row and its job appear together or not at all.
+ * the webhook job's transaction: the row and its job appear together or not at all. With
+ * `placeHere`, an order due at once gets no place job: the caller places it in its own job
+ * (which, run again after a stop, finds the row and schedules the place job then).
  */
 export async function receiveShopOrder(
   db: Db,
   input: { shopDomain: string; topic: string; payload: unknown; nowMs: number },
+  opts: { placeHere?: boolean } = {},
 ): Promise<ReceiveResult> {
   const parsed = orderWebhookSchema.safeParse(input.payload);
   if (!parsed.success) return { created: false, ignored: "payload without an order id" };
@@ -129,6 +151,7 @@ export async function receiveShopOrder(
     const known = await db.shopOrder.findUniqueOrThrow({ where: key, select: { id: true } });
     return { orderId: known.id, created: false };
   }
+  if (!placeAfter && opts.placeHere) return { orderId: order.id, created: true, placeHere: true };
   if (placeAfter) {
     await transition(db, order.id, {
       to: "HELD",
