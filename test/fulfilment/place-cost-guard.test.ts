@@ -9,7 +9,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { settingsAction } from "../../app/settings-forms/page.server";
 import { releaseOrder, retryOrder } from "../../app/fulfilment/actions.server";
 import { costGuardReason } from "../../app/orders/cost-guard";
-import { JOB } from "../../app/orders/schedule.server";
 import { updateSettings } from "../../app/settings.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 
