@@ -61,9 +61,10 @@ const receive =
     }
     const input = { ...delivery, nowMs: deps.clock.now() };
     if (read.take === "store") return ctx.commit((tx) => receiveShopOrder(tx, input).then(json));
-    // Due at once: the row (one statement), then the placing in this job with the order the
-    // shop gave a moment ago; no place job, no second read.
-    const received = await receiveShopOrder(ctx.prisma, input, { placeHere: true });
+    // Due at once: the row (one statement), then the placing in this job with that row and the
+    // order the shop gave a moment ago; no place job, nothing read twice.
+    // The row stays out of the job's result (it carries the customer).
+    const { row, ...received } = await receiveShopOrder(ctx.prisma, input, { placeHere: true });
     if (!received.placeHere) {
       // Run again after a stop between the two: the order is placed by a job of its own.
       if (received.orderId && !received.created && ctx.job.attempts > 1) {
@@ -78,7 +79,7 @@ const receive =
     const orderId = received.orderId!;
     let placed: Awaited<ReturnType<typeof placeOrder>>;
     try {
-      placed = await placeOrder(deps, orderId, { fetched: read.fetched });
+      placed = await placeOrder(deps, orderId, { fetched: read.fetched, row });
     } catch (error) {
       // A place job of its own takes it on, with its backoff and its held `service_unavailable`.
       await schedulePlace(ctx.prisma, { orderId, shopDomain: event.shopDomain, key: "received" });

@@ -6,6 +6,7 @@
  * order and placing it schedules that place job, so the order is never left RECEIVED.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { placeOrder } from "../../app/fulfilment/place/place.server";
 import { receiveShopOrder } from "../../app/fulfilment/place/receive.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
@@ -45,6 +46,28 @@ describe("an order placed in its delivery's job", () => {
       created: true,
       placed: { outcome: "created", svcOrderId: row.svcOrderId },
     });
+    // The stored row went to placing, not into the job's result (it carries the customer).
+    expect(delivery.result).not.toHaveProperty("row");
+  });
+
+  it("places from the row it is given, without reading it back", async () => {
+    const p = await h.connectedProduct("Delivery Jug", "9.00");
+    const shopOrder = h.shop.placeOrder(SHOP, {
+      lines: [{ variantId: p.variants[0]!.id, quantity: 1 }],
+    });
+    const payload = h.shop.orderWebhookPayload(SHOP, shopOrder.id);
+    const input = { shopDomain: SHOP, topic: "orders/paid", payload, nowMs: Date.now() };
+    const { row } = await receiveShopOrder(prisma, input, { placeHere: true });
+    expect(row).toMatchObject({ state: "RECEIVED", shopDomain: SHOP, placeAttempt: 0 });
+    expect(row!.createdAt).toBeInstanceOf(Date);
+    // What the row says is what placing goes by (here a state it would not place from).
+    expect(await placeOrder(h.deps, row!.id, { row: { ...row!, state: "CANCELLED" } })).toEqual({
+      outcome: "skipped",
+      why: "state CANCELLED",
+    });
+    expect((await prisma.shopOrder.findUniqueOrThrow({ where: { id: row!.id } })).state).toBe(
+      "RECEIVED",
+    );
   });
 
   it("hands a placing that fails to one place job, which places it once the service answers", async () => {

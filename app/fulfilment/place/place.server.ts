@@ -52,15 +52,16 @@ async function halted(ctx: PlaceCtx, halt: Halt): Promise<PlaceResult> {
 }
 
 /**
- * Places the order. `fetched`: the order as the shop had it a moment ago (read by the delivery
- * that stored it), so the "in the shop" check need not read it again.
+ * Places the order. From the delivery that stored it a moment ago: `row`, the order as stored,
+ * and `fetched`, as the shop had it, so neither is read again.
  */
 export async function placeOrder(
   deps: FulfilmentDeps,
   orderId: string,
-  opts: { fetched?: ShopifyOrder } = {},
+  opts: { fetched?: ShopifyOrder; row?: OrderRow } = {},
 ): Promise<PlaceResult> {
-  const order: OrderRow | null = await deps.prisma.shopOrder.findUnique({ where: { id: orderId } });
+  const order: OrderRow | null =
+    opts.row ?? (await deps.prisma.shopOrder.findUnique({ where: { id: orderId } }));
   if (!order) return { outcome: "skipped", why: "order gone" };
   addLogContext({ orderId: order.id, shop: order.shopDomain });
   const placeable =

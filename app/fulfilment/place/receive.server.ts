@@ -2,6 +2,7 @@
  * Receiving the shop's order webhook: the order becomes a ShopOrder row (RECEIVED, or HELD for
  * the review window) and a place job, once per shop order.
  */
+import type { ShopOrder as OrderRow } from "@prisma/client";
 import { z } from "zod";
 import type { Db } from "../../db/types";
 import type { FulfilmentDeps } from "../../orders/deps.server";
@@ -85,6 +86,8 @@ export interface ReceiveResult {
   ignored?: string;
   /** Stored to be placed by the caller, in the same job (`placeHere`): no place job. */
   placeHere?: boolean;
+  /** The row as stored (`placeHere`), so that placing need not read it back. */
+  row?: OrderRow;
 }
 
 /**
@@ -129,7 +132,7 @@ export async function receiveShopOrder(
   // Created RECEIVED (the column's default), once: a second delivery of the order adds nothing
   // (another order's number taken fails the job, as before). Its first timeline entry goes in
   // the same statement; a review window holds it at once (with the entry, in the transition).
-  const [order] = await db.$queryRaw<{ id: string }[]>`
+  const [order] = await db.$queryRaw<OrderRow[]>`
     WITH o AS (
       INSERT INTO "ShopOrder" ("id", "shopDomain", "shopifyOrderId", "shopifyOrderName",
         "orderNumber", "placeAfter", "isSandbox", "currency", "customerId", "customerName",
@@ -139,19 +142,21 @@ export async function receiveShopOrder(
         ${p.currency ?? null}, ${p.customer?.id ?? null}, ${facts.customerName},
         ${facts.customerEmail}, ${facts.shopTotal}, ${now}, ${now})
       ON CONFLICT ("shopDomain", "shopifyOrderId") DO NOTHING
-      RETURNING "id"
+      RETURNING *
     ), entry AS (
       INSERT INTO "TimelineEntry" ("orderId", "at", "step", "outcome", "message")
       SELECT "id", ${now}, ${received.step}, ${received.outcome}, ${received.message ?? null}
       FROM o WHERE ${placeAfter === null}::boolean
     )
-    SELECT "id" FROM o`;
+    SELECT * FROM o`;
   if (!order) {
     // Stored before (or by a delivery this statement waited for): it is there to read.
     const known = await db.shopOrder.findUniqueOrThrow({ where: key, select: { id: true } });
     return { orderId: known.id, created: false };
   }
-  if (!placeAfter && opts.placeHere) return { orderId: order.id, created: true, placeHere: true };
+  if (!placeAfter && opts.placeHere) {
+    return { orderId: order.id, created: true, placeHere: true, row: order };
+  }
   if (placeAfter) {
     await transition(db, order.id, {
       to: "HELD",
