@@ -456,3 +456,32 @@ describe("split parcels", () => {
     expect(await trackOrder(h.deps, o.id)).toMatchObject({ delivered: 1, state: "DELIVERED" });
   });
 });
+
+describe("the order's state settled from what the job wrote", () => {
+  it("moves only from the state the job read: a change made meanwhile stays", async () => {
+    const [o] = (await paidOrders(h, 1, "Flow settle")) as [PaidOrder];
+    h.svc.ship(o.svcOrderId, { trackNumber: "SETTLE-1", logisticName: "Carrier S" });
+    // While the fulfilment is written, someone else moves the order (a cancel, say).
+    const deps = {
+      ...h.deps,
+      shopFor: async (domain: string) => {
+        const gateway = await h.deps.shopFor(domain);
+        return {
+          ...gateway,
+          createFulfillment: async (...args: Parameters<typeof gateway.createFulfillment>) => {
+            const created = await gateway.createFulfillment(...args);
+            await prisma.shopOrder.update({ where: { id: o.id }, data: { state: "CANCELLED" } });
+            return created;
+          },
+        };
+      },
+    };
+    const result = await trackOrder(deps, o.id);
+    expect(result).toMatchObject({ records: 1, fulfilled: 1 });
+    const r = await row(o);
+    expect(r.state).toBe("CANCELLED");
+    expect(r.lines[0]!.fulfilledQuantity).toBe(2);
+    expect(r.shipments[0]).toMatchObject({ writtenTrackNumber: "SETTLE-1" });
+    expect(inShop(o)).toHaveLength(1);
+  });
+});

@@ -58,18 +58,29 @@ export async function applyRecord(
       notifyCustomer: opts.notifyCustomer,
     });
     if (!written) return out;
-    shipment = written;
+    shipment = keep(order, written);
+    // As the write counted them (recordWritten): the order's state is settled from these.
+    for (const l of lines) {
+      const line = order.lines.find((x) => x.shopifyLineItemId === l.lineItemId);
+      if (line) line.fulfilledQuantity += l.quantity;
+    }
     out.fulfilled++;
   } else if (shipment.writtenTrackNumber !== trackNumber) {
     const ids = shipment.shopifyFulfillmentId;
-    shipment = await rewriteTracking(db, gateway, order.id, { shipment, ids }, tracking, opts);
+    shipment = keep(
+      order,
+      await rewriteTracking(db, gateway, order.id, { shipment, ids }, tracking, opts),
+    );
     out.updated++;
   }
   if (rec.orderStatus === "DELIVERED" && !shipment.deliveredAt) {
-    await db.shipment.update({
-      where: { id: shipment.id },
-      data: { deliveredAt: new Date(deps.clock.now()) },
-    });
+    keep(
+      order,
+      await db.shipment.update({
+        where: { id: shipment.id },
+        data: { deliveredAt: new Date(deps.clock.now()) },
+      }),
+    );
     await addTimeline(db, order.id, {
       step: "delivered",
       outcome: "ok",
@@ -124,10 +135,24 @@ async function recordShipment(
     return created;
   }
   if (shipment.trackNumber === trackNumber && shipment.trackingUrl === trackingUrl) return shipment;
-  return db.shipment.update({
-    where: { id: shipment.id },
-    data: { trackNumber, trackingUrl, logisticName: company, lines },
-  });
+  return keep(
+    order,
+    await db.shipment.update({
+      where: { id: shipment.id },
+      data: { trackNumber, trackingUrl, logisticName: company, lines },
+    }),
+  );
+}
+
+/**
+ * The parcel as written, in the order's own list too: the track job settles the order's state
+ * from what it holds (track-order.server.ts), not from a second read.
+ */
+function keep(order: OrderWithAll, shipment: Shipment): Shipment {
+  const i = order.shipments.findIndex((s) => s.id === shipment.id);
+  if (i >= 0) order.shipments[i] = shipment;
+  else order.shipments.push(shipment);
+  return shipment;
 }
 
 /** The parcel's tracking number changed after it was written: every fulfilment is updated. */

@@ -79,32 +79,39 @@ export async function writeFulfilment(
     ids = [...ids, ...created];
   }
   // Recorded at once: the next run updates this fulfilment and never creates another.
-  const written = await db.shipment.update({
-    where: { id: shipment.id },
-    data: { shopifyFulfillmentId: ids.join(","), writtenTrackNumber: trackNumber },
+  return recordWritten(db, order.id, lines, {
+    shipment: { id: shipment.id, fulfillmentIds: ids.join(","), trackNumber },
+    entry: {
+      step: "fulfil",
+      outcome: "ok",
+      message: `Fulfilment with ${tracking.company ?? "tracking"} ${trackNumber} ${how} (${lines.length} line(s)).`,
+    },
   });
-  await recordWritten(db, order.id, lines, {
-    step: "fulfil",
-    outcome: "ok",
-    message: `Fulfilment with ${tracking.company ?? "tracking"} ${trackNumber} ${how} (${lines.length} line(s)).`,
-  });
-  return written;
 }
 
 /**
- * What a written fulfilment changes on the order, in one statement: its lines' fulfilled
- * quantities, the "waits for Shopify" reason cleared, and its timeline entry.
+ * What a written fulfilment changes, in one statement: the parcel's fulfilment ids and the
+ * tracking written, its lines' fulfilled quantities, the "waits for Shopify" reason cleared,
+ * and its timeline entry. Returns the parcel as it is now.
  */
 async function recordWritten(
   db: FulfilmentDeps["prisma"],
   orderId: string,
   lines: WriteLine[],
-  entry: TimelineInput,
-): Promise<void> {
-  const t = timelineRow(orderId, entry);
+  w: {
+    shipment: { id: string; fulfillmentIds: string; trackNumber: string };
+    entry: TimelineInput;
+  },
+): Promise<Shipment> {
+  const t = timelineRow(orderId, w.entry);
   const now = new Date().toISOString();
-  await db.$executeRaw`
-    WITH written AS (
+  const [written] = await db.$queryRaw<Shipment[]>`
+    WITH parcel AS (
+      UPDATE "Shipment" SET "shopifyFulfillmentId" = ${w.shipment.fulfillmentIds},
+        "writtenTrackNumber" = ${w.shipment.trackNumber}, "updatedAt" = ${now}::timestamp(3)
+      WHERE "id" = ${w.shipment.id}
+      RETURNING *
+    ), written AS (
       SELECT "id", sum("q")::int AS "q"
       FROM unnest(${lines.map((l) => l.lineItemId)}::text[], ${lines.map((l) => l.quantity)}::int[])
         AS w("id", "q")
@@ -116,10 +123,14 @@ async function recordWritten(
     ), cleared AS (
       UPDATE "ShopOrder" SET "reasonMessage" = NULL, "updatedAt" = ${now}::timestamp(3)
       WHERE "id" = ${orderId} AND starts_with("reasonMessage", ${WAITING_PREFIX}::text)
+    ), entry AS (
+      INSERT INTO "TimelineEntry" ("orderId", "at", "step", "outcome", "message")
+      VALUES (${orderId}, ${now}::timestamp(3), ${t.step}::text, ${t.outcome}::text,
+              ${t.message ?? null}::text)
     )
-    INSERT INTO "TimelineEntry" ("orderId", "at", "step", "outcome", "message")
-    VALUES (${orderId}, ${now}::timestamp(3), ${t.step}::text, ${t.outcome}::text,
-            ${t.message ?? null}::text)`;
+    SELECT * FROM parcel`;
+  if (!written) throw new Error(`shipment ${w.shipment.id} is gone`);
+  return written;
 }
 
 /** The shop's fulfilments (not cancelled) that carry this tracking number. */

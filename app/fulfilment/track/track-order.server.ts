@@ -16,7 +16,7 @@ import { settingsForJob } from "../../settings.server";
 import { orderRecordSchema, type OrderRecord } from "../../svc/order-shapes";
 import { flagAfterPayment, recordFlag } from "../after-payment.server";
 import { applyRecord } from "./apply.server";
-import { recordsOf, TRACKABLE } from "./records";
+import { type OrderWithAll, recordsOf, TRACKABLE } from "./records";
 
 export interface TrackResult {
   records: number;
@@ -73,20 +73,20 @@ export async function trackOrder(
   const main = mine.find((r) => (r.orderId ?? r.svcOrderId) === order.svcOrderId);
   const ended = main ? recordFlag(main) : null;
   if (ended) await flagAfterPayment(db, order, ended, `service status ${main!.orderStatus}`);
-  result.state = await settleState(deps, order.id);
+  result.state = await settleState(deps, order);
   if (result.delivered > 0 && optionsOf(deps).proofOfDelivery) {
     await proofOfDelivery(deps, order.id, order.svcAccountId);
   }
   return result;
 }
 
-/** SHIPPED → FULFILLED → DELIVERED from the lines and parcels. */
-async function settleState(deps: FulfilmentDeps, orderId: string): Promise<string> {
+/**
+ * SHIPPED → FULFILLED → DELIVERED from the lines and parcels, as this job read and wrote them
+ * (applyRecord keeps the order's lines and parcels current). The move is a compare-and-set on
+ * the state the job read: a change made meanwhile by anyone else (a cancel) is not overwritten.
+ */
+async function settleState(deps: FulfilmentDeps, o: OrderWithAll): Promise<string> {
   const db = deps.prisma;
-  const o = await db.shopOrder.findUniqueOrThrow({
-    where: { id: orderId },
-    include: { lines: true, shipments: true },
-  });
   const now = new Date(deps.clock.now());
   const tracked = o.shipments.filter((s) => s.trackNumber);
   const allLinesDone =
@@ -101,8 +101,13 @@ async function settleState(deps: FulfilmentDeps, orderId: string): Promise<strin
   if (state === "FULFILLED" || state === "DELIVERED") set.fulfilledAt = o.fulfilledAt ?? now;
   if (state === "DELIVERED") set.deliveredAt = now;
   // The parcels' own entries (tracking written, delivered) already tell this step.
-  await transition(db, orderId, { to: state as OrderState, set, timeline: null });
-  return state;
+  const moved = await transition(db, o.id, {
+    to: state as OrderState,
+    from: [o.state as OrderState],
+    set,
+    timeline: null,
+  });
+  return moved.length > 0 ? state : o.state;
 }
 
 async function proofOfDelivery(deps: FulfilmentDeps, orderId: string, accountId: string) {
