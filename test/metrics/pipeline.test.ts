@@ -72,9 +72,11 @@ describe("metrics of the fulfilment loop", () => {
     expect(shop.get("ok")).toBeGreaterThan(0);
     expect([...shop.keys()]).toEqual(["ok"]);
 
-    // The jobs ran: the place job completed once; every run was timed.
+    // The jobs ran: the order's delivery job (which placed it) completed once, with no place job
+    // of its own; every run was timed.
     const jobs = deltaBy(before, after, "dropship_jobs_total", "kind", { outcome: "completed" });
-    expect(jobs.get("fulfilment.place")).toBe(1);
+    expect(jobs.get("shopify:orders/paid")).toBe(1);
+    expect(jobs.get("fulfilment.place")).toBeUndefined();
     expect(jobs.get("fulfilment.pay")).toBeGreaterThanOrEqual(1);
     const runs = total(after, "dropship_jobs_total") - total(before, "dropship_jobs_total");
     const timedRuns =
@@ -87,8 +89,8 @@ describe("metrics of the fulfilment loop", () => {
     expect(value(after, "dropship_orders", { state: "PAID" })).toBe(paid);
     expect(paid).toBeGreaterThanOrEqual(1);
 
-    // The place job asked for its service client inside its context, with the order added.
-    const place = contexts.find((c) => c.jobKind === "fulfilment.place");
+    // The delivery job asked for its service client inside its context, with the order added.
+    const place = contexts.find((c) => c.jobKind === "shopify:orders/paid");
     expect(place).toMatchObject({ shop: h.shopDomain, orderId: row.id });
     expect(place?.jobId).toMatch(/^\d+$/);
     const pay = contexts.find((c) => c.jobKind === "fulfilment.pay");
