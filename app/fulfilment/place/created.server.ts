@@ -6,7 +6,6 @@
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import type { FulfilmentDeps } from "../../orders/deps.server";
 import { costGuardReason } from "../../orders/cost-guard";
-import { Prisma } from "@prisma/client";
 import { pendingSql } from "../../jobs/enqueue.server";
 import {
   CREATING_PAY_WINDOW_SECONDS,
@@ -84,11 +83,11 @@ export async function recordCreated(
 }
 
 /**
- * The pay run a create asks for, with one read of what it depends on: at the end of the
- * shop's batch window, or, while other creates of the shop are in flight, at least
- * CREATING_PAY_WINDOW_SECONDS later (then the create that fills the batch runs it at once, the
- * last create asks for the batch window, and a run in between only defers: one every few
- * seconds, not one per second-long window); at once when the batch is already full.
+ * The pay run a create asks for: with no batch window, at once; else, with one read of what it
+ * depends on, at the end of the shop's batch window, or, while other creates of the shop are in
+ * flight, at least CREATING_PAY_WINDOW_SECONDS later (then the create that fills the batch runs
+ * it at once, the last create asks for the batch window, and a run in between only defers: one
+ * every few seconds, not one per second-long window); at once as well when the batch is full.
  */
 async function schedulePayAfterCreate(
   deps: FulfilmentDeps,
@@ -96,17 +95,22 @@ async function schedulePayAfterCreate(
   settings: ShopSettings,
 ) {
   const window = settings.payBatchWindowSeconds;
-  const { placing, waiting } = await batchState(deps, order, settings);
   const pay = { accountId: order.svcAccountId, shopDomain: order.shopDomain };
+  if (window === 0) {
+    // A run at once (one already waiting is reused): nothing to count.
+    await schedulePay(deps.prisma, { ...pay, nowMs: deps.clock.now(), windowSeconds: 0 });
+    return;
+  }
+  const { placing, waiting } = await batchState(deps, order, settings.trigger);
   await schedulePay(deps.prisma, {
     ...pay,
     nowMs: deps.clock.now(),
     // This create's own job, when it is a place job or its order's delivery, is counted.
-    windowSeconds: placing > 1 ? CREATING_PAY_WINDOW_SECONDS : window,
+    windowSeconds: placing > 1 ? Math.max(window, CREATING_PAY_WINDOW_SECONDS) : window,
   });
   // `>=`, not `% size === 0`: concurrent creates may count past the exact multiple; a run
   // already waiting is reused (schedulePay), so this costs no extra job.
-  if (window > 0 && waiting >= settings.payBatchSize) {
+  if (waiting >= settings.payBatchSize) {
     await schedulePay(deps.prisma, {
       ...pay,
       nowMs: deps.clock.now(),
@@ -118,21 +122,15 @@ async function schedulePayAfterCreate(
 }
 
 /**
- * In one statement: the shop's creates in flight (asked only when a shorter window than
- * CREATING_PAY_WINDOW_SECONDS could be stretched) and the account's created orders waiting for
- * a batch (asked only when there is a window to cut short).
+ * In one statement: the shop's creates in flight and the account's created orders waiting for
+ * a batch.
  */
 async function batchState(
   deps: FulfilmentDeps,
   order: { svcAccountId: string; shopDomain: string },
-  settings: ShopSettings,
+  trigger: string,
 ): Promise<{ placing: number; waiting: number }> {
-  const window = settings.payBatchWindowSeconds;
-  const askPlacing = window > 0 && window < CREATING_PAY_WINDOW_SECONDS;
-  if (window === 0) return { placing: 0, waiting: 0 };
-  const placing = askPlacing
-    ? pendingSql({ kind: creatingKinds(settings.trigger), shopDomain: order.shopDomain })
-    : Prisma.sql`SELECT 0`;
+  const placing = pendingSql({ kind: creatingKinds(trigger), shopDomain: order.shopDomain });
   const [row] = await deps.prisma.$queryRaw<{ placing: number; waiting: number }[]>`
     SELECT (${placing})::int AS "placing",
       (SELECT count(*)::int FROM "ShopOrder"
