@@ -47,6 +47,16 @@ const DEFAULT_PAUSE_MS = 1_000;
 /** Reservations a late call may make before it goes anyway. */
 const MAX_RESERVATIONS = 8;
 
+/** The longest a call asks for its slot ahead of its reservation's round trip (ms). */
+const MAX_LEAD_MS = 200;
+/**
+ * The reservation round trip (ms) as each clock measured it, smoothed: the process's own for the
+ * system clock. A call asks for a slot no earlier than that far ahead: a slot starting "now" is
+ * gone by the time the answer arrives, and a busy database (or event loop) would make every call
+ * on an idle bucket late, give its slot up and wait a whole interval for the next one.
+ */
+const roundTrips = new WeakMap<Clock, number>();
+
 export class DbRateLimiter implements Limiter {
   private readonly clock: Clock;
   constructor(
@@ -74,9 +84,12 @@ export class DbRateLimiter implements Limiter {
     return Math.ceil(1000 / cps) + Math.ceil((this.opts.marginMs ?? 60) / cps);
   }
 
-  /** Reserves the next slot of the bucket; returns when it starts (epoch ms). */
-  async reserve(bucket: Bucket, operation?: string): Promise<number> {
-    const now = this.clock.now();
+  /**
+   * Reserves the next slot of the bucket, starting no earlier than `leadMs` from now; returns
+   * when it starts (epoch ms).
+   */
+  async reserve(bucket: Bucket, operation?: string, leadMs = 0): Promise<number> {
+    const now = this.clock.now() + leadMs;
     const key = this.bucketKey(bucket, operation);
     const interval = this.intervalMs(bucket);
     const slow = Math.ceil(interval * (this.opts.slowFactor ?? DEFAULT_SLOW_FACTOR));
@@ -98,9 +111,10 @@ export class DbRateLimiter implements Limiter {
   }
 
   /**
-   * Waits for a slot and returns when the call may leave. A call that would leave late (the
-   * reservation's round trip, or a busy event loop, took longer than half the margin) gives its
-   * slot up and takes a new one: the next slot was reserved against ours, so leaving late would
+   * Waits for a slot and returns when the call may leave. The slot is asked for a round trip
+   * ahead (the reservation's own, as measured; at most MAX_LEAD_MS). A call that would leave
+   * late all the same (a slower round trip, or a busy event loop, by more than half the margin)
+   * gives its slot up and takes a new one: the next slot was reserved against ours, so leaving late would
    * bunch the two together at the server. Over a window of calls, departure spacing then loses
    * at most half the margin (the other half absorbs network jitter): never more than the limit.
    */
@@ -113,7 +127,10 @@ export class DbRateLimiter implements Limiter {
         Math.max(0, this.clock.now() - entered) / 1000,
       );
     for (let attempt = 0; attempt < MAX_RESERVATIONS; attempt++) {
-      const start = await this.reserve(bucket, operation);
+      const asked = this.clock.now();
+      const lead = roundTrips.get(this.clock) ?? 0;
+      const start = await this.reserve(bucket, operation, Math.min(MAX_LEAD_MS, lead));
+      roundTrips.set(this.clock, lead + (this.clock.now() - asked - lead) / 4);
       const wait = start - this.clock.now();
       if (wait > 0) await this.clock.sleep(wait);
       if (this.clock.now() - start <= tolerance) return waited();
