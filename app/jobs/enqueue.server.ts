@@ -118,12 +118,12 @@ export async function enqueueOrMerge(
 }
 
 /**
- * How many jobs of `kind` (or of any of the kinds) for the shop are running or due now (a job
- * waiting for a later time is not counted); none for no shop (NULL equals nothing).
+ * How many jobs of the kinds for the shop are running or due now (a job waiting for a later
+ * time is not counted); none for no shop (NULL equals nothing).
  */
 export async function pendingCount(
   db: Db,
-  opts: { kind: string | readonly string[]; shopDomain: string | null },
+  opts: { kinds: readonly string[]; shopDomain: string | null },
 ): Promise<number> {
   const rows = await db.$queryRaw<{ n: number }[]>`SELECT (${pendingSql(opts)}) AS n`;
   return Number(rows[0]!.n);
@@ -131,12 +131,11 @@ export async function pendingCount(
 
 /** pendingCount's query, to be read with others in one statement. */
 export function pendingSql(opts: {
-  kind: string | readonly string[];
+  kinds: readonly string[];
   shopDomain: string | null;
 }): Prisma.Sql {
-  const kinds = typeof opts.kind === "string" ? [opts.kind] : [...opts.kind];
   return Prisma.sql`SELECT count(*)::int FROM "Job"
-    WHERE "kind" = ANY(${kinds}::text[]) AND "shopDomain" = ${opts.shopDomain}
+    WHERE "kind" = ANY(${[...opts.kinds]}::text[]) AND "shopDomain" = ${opts.shopDomain}
       AND ("state" = 'running' OR ("state" = 'available' AND "runAt" <= now()))`;
 }
 

@@ -136,7 +136,7 @@ describe("enqueueOrMerge", () => {
 });
 
 describe("pendingCount", () => {
-  it("counts the shop's running and due jobs of the kind, not later, other or finished ones", async () => {
+  it("counts the shop's running and due jobs of the kinds, not later, other or finished ones", async () => {
     const job = (o: Partial<{ kind: string; shopDomain: string; runAt: Date }>) =>
       enqueue(prisma, { kind: "place", shopDomain: "a.myshopify.com", ...o });
     await job({});
@@ -148,14 +148,19 @@ describe("pendingCount", () => {
     await prisma.job.update({ where: { id: done.id }, data: { state: "completed" } });
     const dead = await job({});
     await prisma.job.update({ where: { id: dead.id }, data: { state: "dead" } });
-    expect(await pendingCount(prisma, { kind: "place", shopDomain: "a.myshopify.com" })).toBe(2);
+    expect(await pendingCount(prisma, { kinds: ["place"], shopDomain: "a.myshopify.com" })).toBe(2);
 
     const [running] = await claim(prisma, "w", { limit: 1, leaseMs: 60_000, kinds: ["place"] });
     expect(running).toBeDefined();
     // Running counts as well as due: still 2.
-    expect(await pendingCount(prisma, { kind: "place", shopDomain: "a.myshopify.com" })).toBe(2);
-    expect(await pendingCount(prisma, { kind: "place", shopDomain: "b.myshopify.com" })).toBe(1);
-    expect(await pendingCount(prisma, { kind: "place", shopDomain: "c.myshopify.com" })).toBe(0);
-    expect(await pendingCount(prisma, { kind: "place", shopDomain: null })).toBe(0);
+    expect(await pendingCount(prisma, { kinds: ["place"], shopDomain: "a.myshopify.com" })).toBe(2);
+    expect(await pendingCount(prisma, { kinds: ["place"], shopDomain: "b.myshopify.com" })).toBe(1);
+    expect(await pendingCount(prisma, { kinds: ["place"], shopDomain: "c.myshopify.com" })).toBe(0);
+    expect(await pendingCount(prisma, { kinds: ["place"], shopDomain: null })).toBe(0);
+    // Several kinds together: the due pay job joins the two place jobs; no kind, nothing.
+    const a = "a.myshopify.com";
+    expect(await pendingCount(prisma, { kinds: ["place", "pay"], shopDomain: a })).toBe(3);
+    expect(await pendingCount(prisma, { kinds: ["pay"], shopDomain: a })).toBe(1);
+    expect(await pendingCount(prisma, { kinds: [], shopDomain: a })).toBe(0);
   });
 });

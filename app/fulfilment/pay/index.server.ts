@@ -44,8 +44,8 @@ async function stillCreating(
   if (ctx.settings.payBatchWindowSeconds === 0) return false;
   const oldest = Math.min(...candidates.map((c) => c.placedAt?.getTime() ?? 0));
   if (ctx.deps.clock.now() - oldest >= PAY_DEFER_MAX_MS) return false;
-  const kind = creatingKinds(ctx.settings.trigger);
-  return (await pendingCount(ctx.deps.prisma, { kind, shopDomain: ctx.shopDomain })) > 0;
+  const kinds = creatingKinds(ctx.settings.trigger);
+  return (await pendingCount(ctx.deps.prisma, { kinds, shopDomain: ctx.shopDomain })) > 0;
 }
 
 export async function payAccount(deps: FulfilmentDeps, accountId: string): Promise<PayRunResult> {

@@ -130,7 +130,7 @@ async function batchState(
   order: { svcAccountId: string; shopDomain: string },
   trigger: string,
 ): Promise<{ placing: number; waiting: number }> {
-  const placing = pendingSql({ kind: creatingKinds(trigger), shopDomain: order.shopDomain });
+  const placing = pendingSql({ kinds: creatingKinds(trigger), shopDomain: order.shopDomain });
   const [row] = await deps.prisma.$queryRaw<{ placing: number; waiting: number }[]>`
     SELECT (${placing})::int AS "placing",
       (SELECT count(*)::int FROM "ShopOrder"
