@@ -66,5 +66,36 @@ describe("a split order's delivery", () => {
       "Proof of delivery received (2 files); the app keeps a copy for the order page.",
     );
     expect(await archived(o.id)).toEqual([pod(childId), pod(parent.orderId!)].sort());
+
+    // Told again later: nothing moves, the delivery keeps its time.
+    const delivered = (await h.row(o.legacyId)).deliveredAt;
+    h.svc.clock.advance(60_000);
+    expect(await trackOrder(h.deps, o.id)).toMatchObject({ delivered: 0, state: "DELIVERED" });
+    expect((await h.row(o.legacyId)).deliveredAt).toEqual(delivered);
+  });
+});
+
+describe("the state a track job reports", () => {
+  it("is none when someone else moved the order while the job wrote its parcels", async () => {
+    const { o, childId } = await splitPaidOrder(h, "Moved", [1, 1]);
+    h.svc.ship(childId, { trackNumber: "MOVED-C" });
+    const deps = {
+      ...h.deps,
+      shopFor: async (domain: string) => {
+        const gateway = await h.deps.shopFor(domain);
+        return {
+          ...gateway,
+          createFulfillment: async (...args: Parameters<typeof gateway.createFulfillment>) => {
+            const created = await gateway.createFulfillment(...args);
+            await prisma.shopOrder.update({ where: { id: o.id }, data: { state: "CANCELLED" } });
+            return created;
+          },
+        };
+      },
+    };
+    const result = await trackOrder(deps, o.id, { hintIds: [childId] });
+    expect(result).toMatchObject({ fulfilled: 1 });
+    expect(result.state).toBeUndefined();
+    expect((await h.row(o.legacyId)).state).toBe("CANCELLED");
   });
 });

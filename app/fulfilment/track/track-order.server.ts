@@ -85,7 +85,7 @@ export async function trackOrder(
  * (applyRecord keeps the order's lines and parcels current). The move is a compare-and-set on
  * the state the job read: a change made meanwhile by anyone else (a cancel) is not overwritten.
  */
-async function settleState(deps: FulfilmentDeps, o: OrderWithAll): Promise<string> {
+async function settleState(deps: FulfilmentDeps, o: OrderWithAll): Promise<string | undefined> {
   const db = deps.prisma;
   const now = new Date(deps.clock.now());
   const tracked = o.shipments.filter((s) => s.trackNumber);
@@ -107,7 +107,8 @@ async function settleState(deps: FulfilmentDeps, o: OrderWithAll): Promise<strin
     set,
     timeline: null,
   });
-  return moved.length > 0 ? state : o.state;
+  // Moved meanwhile by someone else: what it is now, this job does not know.
+  return moved.length > 0 ? state : undefined;
 }
 
 async function proofOfDelivery(deps: FulfilmentDeps, orderId: string, accountId: string) {
