@@ -60,10 +60,9 @@ export async function applyRecord(
     if (!written) return out;
     shipment = keep(order, written);
     // As the write counted them (recordWritten): the order's state is settled from these.
-    for (const l of lines) {
-      const line = order.lines.find((x) => x.shopifyLineItemId === l.lineItemId);
-      if (line) line.fulfilledQuantity += l.quantity;
-    }
+    const counted = new Map(lines.map((l) => [l.lineItemId, l.quantity]));
+    for (const line of order.lines)
+      line.fulfilledQuantity += counted.get(line.shopifyLineItemId) ?? 0;
     out.fulfilled++;
   } else if (shipment.writtenTrackNumber !== trackNumber) {
     const ids = shipment.shopifyFulfillmentId;
@@ -149,9 +148,7 @@ async function recordShipment(
  * from what it holds (track-order.server.ts), not from a second read.
  */
 function keep(order: OrderWithAll, shipment: Shipment): Shipment {
-  const i = order.shipments.findIndex((s) => s.id === shipment.id);
-  if (i >= 0) order.shipments[i] = shipment;
-  else order.shipments.push(shipment);
+  order.shipments = order.shipments.map((s) => (s.id === shipment.id ? shipment : s));
   return shipment;
 }
 
