@@ -5,7 +5,13 @@
  * path against the simulators is in track-flow.test.ts ("a fulfilment found in the shop").
  */
 import { describe, expect, it } from "vitest";
-import { stillToWrite, writtenBefore } from "../../app/fulfilment/track/shop-write.server";
+import { prisma } from "../../app/db.server";
+import {
+  stillToWrite,
+  writeFulfilment,
+  writtenBefore,
+} from "../../app/fulfilment/track/shop-write.server";
+import type { FulfilmentDeps } from "../../app/orders/deps.server";
 import type { ShopifyFulfillmentGid, ShopifyLineItemGid } from "../../app/shop/ids";
 
 const fid = (n: number) => `gid://shopify/Fulfillment/${n}` as ShopifyFulfillmentGid;
@@ -87,5 +93,43 @@ describe("what a parcel still lacks in the shop", () => {
   it("a fulfilment Shopify no longer finds lacks nothing it held", async () => {
     const lines = [{ lineItemId: "10", quantity: 2 }];
     expect(await stillToWrite(gateway({}), [fulfilment(1, "SUCCESS", "T")], lines)).toEqual(lines);
+  });
+});
+
+describe("a parcel whose row is gone while its fulfilment was written", () => {
+  it("fails the write with the parcel named, recording nothing of it", async () => {
+    const order = await prisma.shopOrder.create({
+      data: {
+        shopDomain: "gone-parcel.myshopify.com",
+        shopifyOrderId: "8801",
+        orderNumber: `gone-parcel-${Date.now()}`,
+        state: "PAID",
+        lines: {
+          create: [{ shopifyLineItemId: "77", quantity: 1, title: "Lamp", unitPrice: "9.00" }],
+        },
+      },
+    });
+    const shipment = await prisma.shipment.create({
+      data: { orderId: order.id, svcOrderId: "SO-gone", trackNumber: "GONE-1" },
+    });
+    // The shop takes the fulfilment; meanwhile the parcel's row is deleted (a shop redacted).
+    const gateway = {
+      getFulfillmentState: async () => ({ fulfillments: [], fulfillmentOrders: [] }),
+      createFulfillment: async () => {
+        await prisma.shipment.delete({ where: { id: shipment.id } });
+        return [{ id: fid(9) }];
+      },
+    } as unknown as Parameters<typeof writeFulfilment>[1];
+    const deps = { prisma, clock: { now: () => Date.now() } } as unknown as FulfilmentDeps;
+    await expect(
+      writeFulfilment(deps, gateway, order, shipment, {
+        tracking: { number: "GONE-1", url: null, company: null },
+        lines: [{ lineItemId: "77", quantity: 1 }],
+        notifyCustomer: false,
+      }),
+    ).rejects.toThrow(`shipment ${shipment.id} is gone`);
+    const line = await prisma.shopOrderLine.findFirstOrThrow({ where: { orderId: order.id } });
+    expect(line.fulfilledQuantity).toBe(0);
+    expect(await prisma.timelineEntry.count({ where: { orderId: order.id } })).toBe(0);
   });
 });

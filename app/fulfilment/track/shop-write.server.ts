@@ -92,7 +92,8 @@ export async function writeFulfilment(
 /**
  * What a written fulfilment changes, in one statement: the parcel's fulfilment ids and the
  * tracking written, its lines' fulfilled quantities, the "waits for Shopify" reason cleared,
- * and its timeline entry. Returns the parcel as it is now.
+ * and its timeline entry; nothing of it when the parcel's row is gone (then it throws).
+ * Returns the parcel as it is now.
  */
 async function recordWritten(
   db: FulfilmentDeps["prisma"],
@@ -120,13 +121,16 @@ async function recordWritten(
       UPDATE "ShopOrderLine" AS l SET "fulfilledQuantity" = l."fulfilledQuantity" + written."q"
       FROM written
       WHERE l."orderId" = ${orderId} AND l."shopifyLineItemId" = written."id"
+        AND EXISTS (SELECT 1 FROM parcel)
     ), cleared AS (
       UPDATE "ShopOrder" SET "reasonMessage" = NULL, "updatedAt" = ${now}::timestamp(3)
       WHERE "id" = ${orderId} AND starts_with("reasonMessage", ${WAITING_PREFIX}::text)
+        AND EXISTS (SELECT 1 FROM parcel)
     ), entry AS (
       INSERT INTO "TimelineEntry" ("orderId", "at", "step", "outcome", "message")
-      VALUES (${orderId}, ${now}::timestamp(3), ${t.step}::text, ${t.outcome}::text,
-              ${t.message ?? null}::text)
+      SELECT ${orderId}, ${now}::timestamp(3), ${t.step}::text, ${t.outcome}::text,
+             ${t.message ?? null}::text
+      FROM parcel
     )
     SELECT * FROM parcel`;
   if (!written) throw new Error(`shipment ${w.shipment.id} is gone`);
