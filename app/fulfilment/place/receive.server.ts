@@ -1,6 +1,7 @@
 /**
  * Receiving the shop's order webhook: the order becomes a ShopOrder row (RECEIVED, or HELD for
- * the review window) and a place job, once per shop order.
+ * the review window), once per shop order, and is placed by a place job, or, when it is due at
+ * once, in the delivery's own job (app/fulfilment/handlers.server.ts).
  */
 import type { ShopOrder as OrderRow } from "@prisma/client";
 import { z } from "zod";
