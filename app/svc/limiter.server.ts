@@ -114,9 +114,10 @@ export class DbRateLimiter implements Limiter {
    * Waits for a slot and returns when the call may leave. The slot is asked for a round trip
    * ahead (the reservation's own, as measured; at most MAX_LEAD_MS). A call that would leave
    * late all the same (a slower round trip, or a busy event loop, by more than half the margin)
-   * gives its slot up and takes a new one: the next slot was reserved against ours, so leaving late would
-   * bunch the two together at the server. Over a window of calls, departure spacing then loses
-   * at most half the margin (the other half absorbs network jitter): never more than the limit.
+   * gives its slot up and takes a new one: the next slot was reserved against ours, so leaving
+   * late would bunch the two together at the server. Over a window of calls, departure spacing
+   * then loses at most half the margin (the other half absorbs network jitter): never more than
+   * the limit.
    */
   async acquire(bucket: Bucket, operation?: string): Promise<void> {
     const tolerance = (this.opts.marginMs ?? 60) / 2;

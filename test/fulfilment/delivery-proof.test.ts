@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trackOrder } from "../../app/fulfilment/track/index.server";
 import { type Harness, prisma, startHarness } from "./harness";
-import { splitPaidOrder } from "./track-helpers";
+import { cancelledWhileWriting, splitPaidOrder } from "./track-helpers";
 
 let h: Harness;
 beforeAll(async () => {
@@ -79,20 +79,7 @@ describe("the state a track job reports", () => {
   it("is none when someone else moved the order while the job wrote its parcels", async () => {
     const { o, childId } = await splitPaidOrder(h, "Moved", [1, 1]);
     h.svc.ship(childId, { trackNumber: "MOVED-C" });
-    const deps = {
-      ...h.deps,
-      shopFor: async (domain: string) => {
-        const gateway = await h.deps.shopFor(domain);
-        return {
-          ...gateway,
-          createFulfillment: async (...args: Parameters<typeof gateway.createFulfillment>) => {
-            const created = await gateway.createFulfillment(...args);
-            await prisma.shopOrder.update({ where: { id: o.id }, data: { state: "CANCELLED" } });
-            return created;
-          },
-        };
-      },
-    };
+    const deps = cancelledWhileWriting(h, o.id);
     const result = await trackOrder(deps, o.id, { hintIds: [childId] });
     expect(result).toMatchObject({ fulfilled: 1 });
     expect(result.state).toBeUndefined();

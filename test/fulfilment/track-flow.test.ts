@@ -10,6 +10,7 @@ import { NOT_READY_RETRY_MS, trackOrder } from "../../app/fulfilment/track/index
 import { parseLineItemGid, parseOrderGid } from "../../app/shop/ids";
 import { type Harness, opCalls, prisma, startHarness } from "./harness";
 import {
+  cancelledWhileWriting,
   type PaidOrder,
   paidOrders,
   placeAndMarkPaid,
@@ -462,20 +463,7 @@ describe("the order's state settled from what the job wrote", () => {
     const [o] = (await paidOrders(h, 1, "Flow settle")) as [PaidOrder];
     h.svc.ship(o.svcOrderId, { trackNumber: "SETTLE-1", logisticName: "Carrier S" });
     // While the fulfilment is written, someone else moves the order (a cancel, say).
-    const deps = {
-      ...h.deps,
-      shopFor: async (domain: string) => {
-        const gateway = await h.deps.shopFor(domain);
-        return {
-          ...gateway,
-          createFulfillment: async (...args: Parameters<typeof gateway.createFulfillment>) => {
-            const created = await gateway.createFulfillment(...args);
-            await prisma.shopOrder.update({ where: { id: o.id }, data: { state: "CANCELLED" } });
-            return created;
-          },
-        };
-      },
-    };
+    const deps = cancelledWhileWriting(h, o.id);
     const result = await trackOrder(deps, o.id);
     expect(result).toMatchObject({ records: 1, fulfilled: 1 });
     const r = await row(o);

@@ -3,6 +3,7 @@
  * placed → paid at the service simulator), the track jobs waiting for an order, and a record of
  * the service as getOrderDetailBatch gives it.
  */
+import type { FulfilmentDeps } from "../../app/orders/deps.server";
 import { JOB } from "../../app/orders/schedule.server";
 import { updateSettings } from "../../app/settings.server";
 import type { OrderRecord } from "../../app/svc/order-shapes";
@@ -113,4 +114,25 @@ export async function splitPaidOrder(
   parent.lines = parent.lines.filter((l) => l.storeLineItemId === o!.lineIds[0]);
   h.svc.state.orders.set(childId, child);
   return { o: o!, childId, parent };
+}
+
+/**
+ * The pipeline's dependencies with a shop that, as it takes a fulfilment, has the order moved
+ * by someone else meanwhile (cancelled, say).
+ */
+export function cancelledWhileWriting(h: Harness, orderId: string): FulfilmentDeps {
+  return {
+    ...h.deps,
+    shopFor: async (domain: string) => {
+      const gateway = await h.deps.shopFor(domain);
+      return {
+        ...gateway,
+        createFulfillment: async (...args: Parameters<typeof gateway.createFulfillment>) => {
+          const created = await gateway.createFulfillment(...args);
+          await prisma.shopOrder.update({ where: { id: orderId }, data: { state: "CANCELLED" } });
+          return created;
+        },
+      };
+    },
+  };
 }

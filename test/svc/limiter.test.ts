@@ -179,6 +179,30 @@ function sleepingClock(lateMs = 0, start = Date.UTC(2026, 0, 1)) {
   return c;
 }
 
+/**
+ * A limiter (1 call a second, default margin) on a sleeping clock whose database answers each
+ * reservation `roundTripMs` later; `db.reservations` counts them.
+ */
+async function slowLimiter(roundTripMs: number) {
+  const a = await account();
+  const clock = sleepingClock();
+  const db = {
+    reservations: 0,
+    $queryRaw: (...args: Parameters<typeof prisma.$queryRaw>) => {
+      db.reservations++;
+      clock.t += roundTripMs;
+      return prisma.$queryRaw(...args);
+    },
+  };
+  const l = new DbRateLimiter(db as unknown as typeof prisma, {
+    accountId: a.id,
+    callsPerSecond: 1,
+    queryCallsPerSecond: 2,
+    clock,
+  });
+  return { clock, l, db };
+}
+
 /** Count and sum (seconds) of the limiter's wait histogram for one bucket. */
 async function waits(bucket: string) {
   const { values } = await limiterWait.get();
@@ -280,58 +304,28 @@ describe("the limiter's durations as values", () => {
   });
 
   it("asks for its slot a round trip ahead, so a slow database does not make each call late", async () => {
-    const a = await account();
-    const clock = sleepingClock();
-    let reservations = 0;
     // Each reservation comes back 40 ms later: more than half the default margin (30 ms).
-    const slow = {
-      $queryRaw: (...args: Parameters<typeof prisma.$queryRaw>) => {
-        reservations++;
-        clock.t += 40;
-        return prisma.$queryRaw(...args);
-      },
-    } as unknown as typeof prisma;
-    const l = new DbRateLimiter(slow, {
-      accountId: a.id,
-      callsPerSecond: 1,
-      queryCallsPerSecond: 2,
-      clock,
-    });
+    const { clock, l, db } = await slowLimiter(40);
     // The first calls learn the round trip (each on its own idle bucket).
     for (let i = 0; i < 6; i++) await l.acquire("default", `learn${i}`);
-    reservations = 0;
+    db.reservations = 0;
     clock.sleeps.length = 0;
     const t0 = clock.t;
     for (let i = 0; i < 6; i++) await l.acquire("default", `idle${i}`);
     // One reservation each, none given up, no wait for a next slot: 40 ms of round trip each.
-    expect(reservations).toBe(6);
+    expect(db.reservations).toBe(6);
     expect(clock.sleeps.filter((ms) => ms > 40)).toEqual([]);
     expect(clock.t - t0).toBeLessThanOrEqual(6 * 40 + 6 * 40);
   });
 
   it("asks at most 200 ms ahead, whatever the round trip", async () => {
-    const a = await account();
-    const clock = sleepingClock();
-    let reservations = 0;
     // A round trip of a second (a stalled database): asking a second ahead would hold every
     // call back by as much; past 200 ms the call is late and gives its slot up, as before.
-    const stalled = {
-      $queryRaw: (...args: Parameters<typeof prisma.$queryRaw>) => {
-        reservations++;
-        clock.t += 1000;
-        return prisma.$queryRaw(...args);
-      },
-    } as unknown as typeof prisma;
-    const l = new DbRateLimiter(stalled, {
-      accountId: a.id,
-      callsPerSecond: 1,
-      queryCallsPerSecond: 2,
-      clock,
-    });
+    const { l, db } = await slowLimiter(1000);
     for (let i = 0; i < 3; i++) await l.acquire("default", `stalled${i}`);
-    reservations = 0;
+    db.reservations = 0;
     await l.acquire("default", "stalledLast");
-    expect(reservations).toBe(8);
+    expect(db.reservations).toBe(8);
   });
 
   it("acquire leaves up to half the margin late, and no later", async () => {
